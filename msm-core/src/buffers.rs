@@ -1,0 +1,139 @@
+//! Buffer helpers: storage buffers from host data, readback and dispatch sizing.
+
+use wgpu::util::DeviceExt;
+
+use crate::error::MsmError;
+use crate::gpu::GpuContext;
+
+impl GpuContext {
+    /// A storage buffer initialised with `data` (at least 4 bytes: empty bindings
+    /// are not allowed).
+    pub(crate) fn storage_init(&self, label: &str, data: &[u32], copy_src: bool) -> wgpu::Buffer {
+        let words: &[u32] = if data.is_empty() { &[0] } else { data };
+        let mut usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        if copy_src {
+            usage |= wgpu::BufferUsages::COPY_SRC;
+        }
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytemuck::cast_slice(words),
+                usage,
+            })
+    }
+
+    /// An uninitialised storage buffer of `words` u32 words that can be read back.
+    pub(crate) fn storage_out(&self, label: &str, words: usize) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: (words.max(1) * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Copies `words` u32 words of `src` to the host (submits a copy, then waits).
+    pub(crate) async fn read_words(
+        &self,
+        src: &wgpu::Buffer,
+        words: usize,
+    ) -> Result<Vec<u32>, MsmError> {
+        let size = (words.max(1) * 4) as u64;
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("readback"),
+            });
+        enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
+        self.queue.submit([enc.finish()]);
+        let bytes = self.map_read(&staging).await?;
+        let mut out: Vec<u32> = bytemuck::cast_slice(&bytes).to_vec();
+        out.truncate(words);
+        Ok(out)
+    }
+
+    /// Maps a MAP_READ buffer and returns its bytes.
+    pub(crate) async fn map_read(&self, buf: &wgpu::Buffer) -> Result<Vec<u8>, MsmError> {
+        let (tx, rx) = futures_channel::oneshot::channel();
+        buf.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait_idle()?;
+        rx.await
+            .map_err(|_| MsmError::Readback("map callback dropped".into()))?
+            .map_err(|e| MsmError::Readback(e.to_string()))?;
+        let bytes = buf
+            .slice(..)
+            .get_mapped_range()
+            .map_err(|e| MsmError::Readback(e.to_string()))?
+            .to_vec();
+        buf.unmap();
+        Ok(bytes)
+    }
+
+    /// Blocks until submitted work finishes (native); a no-op on the web, where
+    /// the browser drives the queue.
+    pub(crate) fn wait_idle(&self) -> Result<(), MsmError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| MsmError::DeviceLost(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Splits `groups` workgroups into an (x, y) grid within the adapter's
+    /// per-dimension limit. Shaders rebuild the linear index from `num_workgroups`.
+    pub(crate) fn grid(&self, groups: u32) -> (u32, u32) {
+        let max = self
+            .device
+            .limits()
+            .max_compute_workgroups_per_dimension
+            .max(1);
+        if groups <= max {
+            (groups.max(1), 1)
+        } else {
+            let y = groups.div_ceil(max);
+            (groups.div_ceil(y), y)
+        }
+    }
+
+    /// Records one dispatch of `pipeline` with `buffers` bound in order at group 0.
+    pub(crate) fn dispatch(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+        groups: (u32, u32),
+        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: timestamps,
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups(groups.0, groups.1, 1);
+    }
+}

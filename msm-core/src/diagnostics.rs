@@ -1,0 +1,251 @@
+//! GPU entry points for the field and curve primitives, used by the tests
+//! against arkworks and by `msm-cli field-bench`: run one primitive over
+//! many inputs, run chained multiplications, probe a driver's loop cap.
+
+use ark_bn254::Fq;
+use msm_wgsl::ShaderId;
+
+use crate::error::MsmError;
+use crate::gpu::GpuContext;
+use crate::repr::{FieldRepr, Words};
+
+/// Field operations of the `field_ops` test shader. Keep codes in sync with
+/// `shaders/tests/field_ops.wgsl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldOp {
+    Add = 0,
+    Sub = 1,
+    Neg = 2,
+    Mul = 3,
+    Sqr = 4,
+    Inv = 5,
+    /// Raw 256-bit input (not necessarily reduced) into Montgomery form.
+    ToMont = 6,
+    /// Montgomery form into the plain value.
+    FromMont = 7,
+    Double = 8,
+    /// Word 0 of the output is 1 when a == b.
+    Eq = 9,
+    /// Word 0 of the output is 1 when a == 0.
+    IsZero = 10,
+}
+
+/// Curve operations of the `curve_ops` test shader. Keep codes in sync with
+/// `shaders/tests/curve_ops.wgsl`. Every output is an XYZZ point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CurveOp {
+    /// Affine a + affine b via the shared-inverse formula (a.x != b.x).
+    AffineAddWithInv = 0,
+    /// 2a via the affine formula with 1 / (2 a.y).
+    AffineDoubleWithInv = 1,
+    XyzzDouble = 2,
+    /// XYZZ a + affine b.
+    XyzzAddAffine = 3,
+    XyzzAdd = 4,
+    XyzzNeg = 5,
+    AffineNeg = 6,
+}
+
+/// Words of one affine point (x, y) or XYZZ point (x, y, zz, zzz) in the test shader.
+pub type PointWords = [u32; 32];
+
+const WG: u32 = 64;
+
+impl GpuContext {
+    async fn run_elementwise<const W: usize>(
+        &self,
+        id: ShaderId,
+        op: u32,
+        a: &[[u32; W]],
+        b: &[[u32; W]],
+    ) -> Result<Vec<[u32; W]>, MsmError> {
+        assert_eq!(a.len(), b.len(), "operand counts differ");
+        let n = a.len();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let pipeline = self.pipeline(id, &[("OP", op as f64)]).await?;
+        let ba = self.storage_init("in_a", bytemuck::cast_slice(a), false);
+        let bb = self.storage_init("in_b", bytemuck::cast_slice(b), false);
+        let out = self.storage_out("out", n * W);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        self.dispatch(
+            &mut enc,
+            id.label(),
+            &pipeline,
+            &[&ba, &bb, &out],
+            (n.div_ceil(WG as usize) as u32, 1),
+            None,
+        );
+        self.queue.submit([enc.finish()]);
+        let words = self.read_words(&out, n * W).await?;
+        Ok(words
+            .chunks_exact(W)
+            .map(|c| c.try_into().unwrap())
+            .collect())
+    }
+
+    /// Runs `op` on each pair (a[i], b[i]) of packed words (b is ignored by unary ops).
+    pub async fn field_op(
+        &self,
+        op: FieldOp,
+        a: &[Words],
+        b: &[Words],
+    ) -> Result<Vec<Words>, MsmError> {
+        self.run_elementwise(ShaderId::FieldOps, op as u32, a, b)
+            .await
+    }
+
+    /// Runs `op` on each pair (a[i], b[i]) of packed points.
+    pub async fn curve_op(
+        &self,
+        op: CurveOp,
+        a: &[PointWords],
+        b: &[PointWords],
+    ) -> Result<Vec<PointWords>, MsmError> {
+        self.run_elementwise(ShaderId::CurveOps, op as u32, a, b)
+            .await
+    }
+
+    /// For each i, `a[i] * b[i]^iters` computed as `iters` chained Montgomery
+    /// multiplications in one invocation.
+    pub async fn mul_chain(&self, a: &[Fq], b: &[Fq], iters: u32) -> Result<Vec<Fq>, MsmError> {
+        let repr = FieldRepr::new(self.field_layout());
+        let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
+        let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
+        let (pipeline, groups) = self.bench_pipeline(a.len(), iters).await?;
+        let ba = self.storage_init("in_a", bytemuck::cast_slice(&aw), false);
+        let bb = self.storage_init("in_b", bytemuck::cast_slice(&bw), false);
+        let out = self.storage_out("out", a.len() * 8);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        self.dispatch(
+            &mut enc,
+            "field_bench",
+            &pipeline,
+            &[&ba, &bb, &out],
+            groups,
+            None,
+        );
+        self.queue.submit([enc.finish()]);
+        let words = self.read_words(&out, a.len() * 8).await?;
+        words
+            .chunks_exact(8)
+            .map(|c| {
+                repr.from_gpu(c.try_into().unwrap())
+                    .ok_or(MsmError::CorruptResult)
+            })
+            .collect()
+    }
+
+    async fn bench_pipeline(
+        &self,
+        n: usize,
+        iters: u32,
+    ) -> Result<(wgpu::ComputePipeline, (u32, u32)), MsmError> {
+        let pipeline = self
+            .pipeline(
+                ShaderId::FieldBench,
+                &[("ITERS", iters as f64), ("WG", WG as f64)],
+            )
+            .await?;
+        Ok((pipeline, self.grid(n.div_ceil(WG as usize) as u32)))
+    }
+
+    /// Runs a loop of `loops` LCG steps per seed in one invocation each and
+    /// returns the final states (see [`lcg_reference`]).
+    pub async fn loop_probe(&self, seeds: &[u32], loops: u32) -> Result<Vec<u32>, MsmError> {
+        let pipeline = self
+            .pipeline(ShaderId::LoopProbe, &[("LOOPS", loops as f64)])
+            .await?;
+        let buf = self.storage_init("probe", seeds, true);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        self.dispatch(
+            &mut enc,
+            "loop_probe",
+            &pipeline,
+            &[&buf],
+            (seeds.len() as u32, 1),
+            None,
+        );
+        self.queue.submit([enc.finish()]);
+        self.read_words(&buf, seeds.len()).await
+    }
+
+    /// Measures chained-multiplication throughput: `invocations` threads each
+    /// doing `iters` dependent multiplications, `reps` timed dispatches after one
+    /// warm-up. Timed by wall clock around submit and wait (the dispatch is long
+    /// enough that submission overhead is noise). Every output is checked
+    /// against arkworks.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn field_throughput(
+        &self,
+        invocations: usize,
+        iters: u32,
+        reps: usize,
+    ) -> Result<Throughput, MsmError> {
+        use ark_ff::Field;
+        use ark_std::UniformRand;
+        let mut rng = ark_std::test_rng();
+        let a: Vec<Fq> = (0..invocations).map(|_| Fq::rand(&mut rng)).collect();
+        let b: Vec<Fq> = (0..invocations).map(|_| Fq::rand(&mut rng)).collect();
+        let repr = FieldRepr::new(self.field_layout());
+        let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
+        let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
+        let (pipeline, groups) = self.bench_pipeline(invocations, iters).await?;
+        let ba = self.storage_init("in_a", bytemuck::cast_slice(&aw), false);
+        let bb = self.storage_init("in_b", bytemuck::cast_slice(&bw), false);
+        let out = self.storage_out("out", invocations * 8);
+        let mut times = Vec::with_capacity(reps);
+        for rep in 0..=reps {
+            let start = std::time::Instant::now();
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            self.dispatch(
+                &mut enc,
+                "field_bench",
+                &pipeline,
+                &[&ba, &bb, &out],
+                groups,
+                None,
+            );
+            self.queue.submit([enc.finish()]);
+            self.wait_idle()?;
+            if rep > 0 {
+                times.push(start.elapsed().as_secs_f64());
+            }
+        }
+        let words = self.read_words(&out, invocations * 8).await?;
+        let correct = words
+            .chunks_exact(8)
+            .zip(a.iter().zip(&b))
+            .all(|(w, (x, y))| {
+                repr.from_gpu(w.try_into().unwrap()) == Some(*x * y.pow([iters as u64]))
+            });
+        times.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        let mults = invocations as f64 * iters as f64;
+        Ok(Throughput {
+            mults_per_sec_median: mults / times[times.len() / 2],
+            mults_per_sec_best: mults / times[0],
+            mults_per_sec_worst: mults / times[times.len() - 1],
+            seconds_median: times[times.len() / 2],
+            correct,
+        })
+    }
+}
+
+/// Result of [`GpuContext::field_throughput`].
+#[derive(Clone, Copy, Debug)]
+pub struct Throughput {
+    pub mults_per_sec_median: f64,
+    pub mults_per_sec_best: f64,
+    pub mults_per_sec_worst: f64,
+    pub seconds_median: f64,
+    /// Every chained result equalled arkworks' `a * b^iters`.
+    pub correct: bool,
+}
+
+/// CPU twin of the `loop_probe` shader.
+pub fn lcg_reference(seed: u32, loops: u32) -> u32 {
+    (0..loops).fold(seed, |h, _| {
+        h.wrapping_mul(1664525).wrapping_add(1013904223)
+    })
+}

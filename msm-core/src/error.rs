@@ -1,0 +1,34 @@
+//! The crate's error type.
+
+/// Everything that can go wrong in msm-core. Device loss and validation errors
+/// surface here instead of panicking or hanging.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum MsmError {
+    #[error(
+        "no GPU adapter found{filter}. On a machine without a GPU, install a software \
+         Vulkan driver (Debian: `apt-get install mesa-vulkan-drivers libvulkan1`)"
+    )]
+    NoAdapter { filter: String },
+    #[error("adapter `{adapter}` refused a device: {message}")]
+    RequestDevice { adapter: String, message: String },
+    #[error("field layout {layout} needs 64-bit shader integers, which adapter `{adapter}` lacks")]
+    LayoutUnsupported {
+        layout: msm_wgsl::FieldLayout,
+        adapter: String,
+    },
+    #[error("shader preprocessing failed: {0}")]
+    Shader(#[from] msm_wgsl::PreprocessError),
+    #[error("GPU validation error in `{label}`: {message}")]
+    Validation { label: String, message: String },
+    #[error("GPU buffer readback failed: {0}")]
+    Readback(String),
+    #[error("the GPU device was lost: {0}")]
+    DeviceLost(String),
+    #[error("{bases} bases but {scalars} scalars: the lengths must match")]
+    LengthMismatch { bases: usize, scalars: usize },
+    #[error("invalid configuration: {0}")]
+    InvalidConfig(String),
+    #[error("the GPU returned a value that is not a reduced field element (a shader bug)")]
+    CorruptResult,
+}

@@ -1,0 +1,253 @@
+//! The GPU context: adapter, device, the shader library for the chosen field
+//! layout and a cache of compiled pipelines. Build it once and reuse it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use msm_wgsl::{FieldLayout, ShaderId, ShaderLibrary};
+
+use crate::error::MsmError;
+
+/// How to pick the adapter and the field layout.
+#[derive(Clone, Debug, Default)]
+pub struct ContextOptions {
+    /// Field limb layout; `None` picks [`default_layout`] for the adapter.
+    pub field_layout: Option<FieldLayout>,
+    /// Only adapters whose name contains this text (case-insensitive).
+    pub adapter_name: Option<String>,
+    /// Ask for GPU timestamp queries when the adapter has them (per-pass timings).
+    pub timestamps: bool,
+}
+
+/// The layout used when none is asked for: 32-bit limbs with 64-bit products
+/// where the adapter has `SHADER_INT64` (fastest on the H200, see
+/// docs/benchmarks.md), else 13-bit lazy limbs (fastest portable layout).
+pub fn default_layout(features: wgpu::Features) -> FieldLayout {
+    if features.contains(wgpu::Features::SHADER_INT64) {
+        FieldLayout::Limbs32x8
+    } else {
+        FieldLayout::Limbs13x20
+    }
+}
+
+/// Key of a cached pipeline: the shader and its override constants (as bits).
+type PipelineKey = (ShaderId, Vec<(&'static str, u64)>);
+
+/// One adapter's device, queue, shaders and pipeline cache.
+pub struct GpuContext {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    shaders: ShaderLibrary,
+    modules: Mutex<HashMap<ShaderId, wgpu::ShaderModule>>,
+    pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+    timestamps: bool,
+}
+
+impl std::fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuContext")
+            .field("adapter", &self.info.name)
+            .field("backend", &self.info.backend)
+            .field("layout", &self.shaders.layout())
+            .finish()
+    }
+}
+
+/// Lists the adapters this machine offers (name, backend, device type, driver).
+pub async fn list_adapters() -> Vec<wgpu::AdapterInfo> {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    instance
+        .enumerate_adapters(wgpu::Backends::all())
+        .await
+        .iter()
+        .map(|a| a.get_info())
+        .collect()
+}
+
+impl GpuContext {
+    /// Requests an adapter (high performance, or the first whose name matches
+    /// `opts.adapter_name`) and a device with the adapter's full limits.
+    pub async fn new(opts: &ContextOptions) -> Result<Self, MsmError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = match &opts.adapter_name {
+            Some(name) => {
+                let needle = name.to_lowercase();
+                instance
+                    .enumerate_adapters(wgpu::Backends::all())
+                    .await
+                    .into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&needle))
+                    .ok_or_else(|| MsmError::NoAdapter {
+                        filter: format!(" matching `{name}`"),
+                    })?
+            }
+            None => instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|_| MsmError::NoAdapter {
+                    filter: String::new(),
+                })?,
+        };
+        let info = adapter.get_info();
+        let available = adapter.features();
+        let layout = opts
+            .field_layout
+            .unwrap_or_else(|| default_layout(available));
+        let mut features = wgpu::Features::empty();
+        if layout.needs_int64() {
+            if !available.contains(wgpu::Features::SHADER_INT64) {
+                return Err(MsmError::LayoutUnsupported {
+                    layout,
+                    adapter: info.name.clone(),
+                });
+            }
+            features |= wgpu::Features::SHADER_INT64;
+        }
+        let timestamps = opts.timestamps && available.contains(wgpu::Features::TIMESTAMP_QUERY);
+        if timestamps {
+            features |= wgpu::Features::TIMESTAMP_QUERY;
+        }
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("msm"),
+                required_features: features,
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| MsmError::RequestDevice {
+                adapter: info.name.clone(),
+                message: e.to_string(),
+            })?;
+        Self::from_device(device, queue, info, layout, timestamps)
+    }
+
+    /// Blocking [`GpuContext::new`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn new_blocking(opts: &ContextOptions) -> Result<Self, MsmError> {
+        pollster::block_on(Self::new(opts))
+    }
+
+    /// Wraps a caller's device. The device must have been created with the
+    /// features the layout needs (`SHADER_INT64` for [`FieldLayout::Limbs32x8`],
+    /// `TIMESTAMP_QUERY` when `timestamps`).
+    pub fn from_device(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        layout: FieldLayout,
+        timestamps: bool,
+    ) -> Result<Self, MsmError> {
+        if layout.needs_int64() && !device.features().contains(wgpu::Features::SHADER_INT64) {
+            return Err(MsmError::LayoutUnsupported {
+                layout,
+                adapter: info.name.clone(),
+            });
+        }
+        let timestamps = timestamps && device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        Ok(GpuContext {
+            device,
+            queue,
+            info,
+            shaders: ShaderLibrary::new(layout)?,
+            modules: Mutex::default(),
+            pipelines: Mutex::default(),
+            timestamps,
+        })
+    }
+
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    pub fn field_layout(&self) -> FieldLayout {
+        self.shaders.layout()
+    }
+
+    pub fn limits(&self) -> wgpu::Limits {
+        self.device.limits()
+    }
+
+    /// Whether GPU timestamp queries are enabled on this context.
+    pub fn has_timestamps(&self) -> bool {
+        self.timestamps
+    }
+
+    /// The adapter is a CPU implementation (lavapipe, SwiftShader, WARP...).
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// lavapipe/llvmpipe stop every loop of an invocation after 65,535 iterations
+    /// in total, silently; work per invocation must stay below that there.
+    pub fn has_loop_cap(&self) -> bool {
+        self.info.driver.to_lowercase().contains("llvmpipe")
+            || self.info.name.to_lowercase().contains("llvmpipe")
+    }
+
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The compiled pipeline of `id` with override constants `overrides`,
+    /// created on first use and cached. Validation errors become `Err`.
+    pub async fn pipeline(
+        &self,
+        id: ShaderId,
+        overrides: &[(&'static str, f64)],
+    ) -> Result<wgpu::ComputePipeline, MsmError> {
+        let key: PipelineKey = (
+            id,
+            overrides.iter().map(|(k, v)| (*k, v.to_bits())).collect(),
+        );
+        if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
+            return Ok(p.clone());
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = {
+            let mut modules = self.modules.lock().unwrap();
+            modules
+                .entry(id)
+                .or_insert_with(|| {
+                    self.device
+                        .create_shader_module(wgpu::ShaderModuleDescriptor {
+                            label: Some(id.label()),
+                            source: wgpu::ShaderSource::Wgsl(self.shaders.source(id).into()),
+                        })
+                })
+                .clone()
+        };
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(id.label()),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: overrides,
+                    ..Default::default()
+                },
+                cache: None,
+            });
+        if let Some(err) = scope.pop().await {
+            self.modules.lock().unwrap().remove(&id);
+            return Err(MsmError::Validation {
+                label: id.label().into(),
+                message: err.to_string(),
+            });
+        }
+        self.pipelines.lock().unwrap().insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+}

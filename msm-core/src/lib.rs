@@ -1,0 +1,16 @@
+//! BN254 multi-scalar multiplication on wgpu.
+//!
+//! [`GpuContext`] owns the device, the shader library for one field layout and a
+//! pipeline cache; build it once. [`diagnostics`] runs the field and curve
+//! primitives on the GPU for tests and measurements; [`repr`] converts between
+//! arkworks values and the GPU's packed form.
+
+mod buffers;
+pub mod diagnostics;
+pub mod error;
+pub mod gpu;
+pub mod repr;
+
+pub use error::MsmError;
+pub use gpu::{default_layout, list_adapters, ContextOptions, GpuContext};
+pub use msm_wgsl::FieldLayout;

@@ -1,0 +1,65 @@
+//! Shared test support: one GPU context per field layout, seeded inputs, edge values.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use ark_bn254::Fq;
+use ark_ff::{BigInteger, PrimeField};
+use msm_core::{ContextOptions, FieldLayout, GpuContext};
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+
+/// The context for `layout`, created once per test binary. `None` when the
+/// adapter cannot run the layout (64-bit integers missing); a missing adapter
+/// is a test failure.
+pub fn ctx(layout: FieldLayout) -> Option<&'static GpuContext> {
+    static CTXS: OnceLock<Mutex<HashMap<FieldLayout, Option<&'static GpuContext>>>> =
+        OnceLock::new();
+    let mut map = CTXS.get_or_init(Default::default).lock().unwrap();
+    *map.entry(layout).or_insert_with(|| {
+        let opts = ContextOptions {
+            field_layout: Some(layout),
+            ..Default::default()
+        };
+        match GpuContext::new_blocking(&opts) {
+            Ok(c) => Some(Box::leak(Box::new(c))),
+            Err(msm_core::MsmError::LayoutUnsupported { .. }) => {
+                eprintln!("skipping {layout}: adapter lacks SHADER_INT64");
+                None
+            }
+            Err(e) => panic!("no GPU context: {e}"),
+        }
+    })
+}
+
+pub fn rng(seed: u64) -> ChaCha20Rng {
+    ChaCha20Rng::seed_from_u64(seed)
+}
+
+/// 0, 1, 2, p - 1, p - 2, (p - 1) / 2, (p + 1) / 2, 2^253 mod p, 2^256 mod p and
+/// the Montgomery radixes of the layouts: values at the edges of each representation.
+pub fn edge_values() -> Vec<Fq> {
+    let minus_one = -Fq::from(1u64);
+    let half = Fq::from_bigint({
+        let mut m = Fq::MODULUS;
+        m.div2();
+        m
+    })
+    .unwrap();
+    let two = Fq::from(2u64);
+    let pow = |e: u64| ark_ff::Field::pow(&two, [e]);
+    vec![
+        Fq::from(0u64),
+        Fq::from(1u64),
+        two,
+        minus_one,
+        minus_one - Fq::from(1u64),
+        half,
+        half + Fq::from(1u64),
+        pow(253),
+        pow(256),
+        pow(260),
+        -pow(256),
+    ]
+}

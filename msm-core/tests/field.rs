@@ -1,0 +1,147 @@
+//! The WGSL field primitives against ark-bn254, for every layout, on seeded
+//! random and edge values.
+
+mod common;
+
+use ark_bn254::Fq;
+use ark_ff::{AdditiveGroup, Field, PrimeField, UniformRand};
+use common::{ctx, edge_values, rng};
+use msm_core::diagnostics::FieldOp;
+use msm_core::repr::{bigint_to_words, FieldRepr, Words};
+use msm_core::FieldLayout;
+use proptest::prelude::*;
+
+/// Every ordered pair of edge values plus seeded random pairs, a = b and a = -b.
+fn operand_pairs(seed: u64) -> (Vec<Fq>, Vec<Fq>) {
+    let edges = edge_values();
+    let mut r = rng(seed);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for x in &edges {
+        for y in &edges {
+            a.push(*x);
+            b.push(*y);
+        }
+    }
+    for _ in 0..200 {
+        let x = Fq::rand(&mut r);
+        let y = Fq::rand(&mut r);
+        a.extend([x, x, x]);
+        b.extend([y, x, -x]);
+    }
+    (a, b)
+}
+
+fn reference(op: FieldOp, a: Fq, b: Fq) -> Fq {
+    match op {
+        FieldOp::Add => a + b,
+        FieldOp::Sub => a - b,
+        FieldOp::Neg => -a,
+        FieldOp::Mul => a * b,
+        FieldOp::Sqr => a.square(),
+        FieldOp::Inv => a.inverse().unwrap_or(Fq::from(0u64)),
+        FieldOp::Double => a.double(),
+        _ => unreachable!("not a field-valued op"),
+    }
+}
+
+fn check_ops(layout: FieldLayout, a: &[Fq], b: &[Fq]) {
+    let Some(ctx) = ctx(layout) else { return };
+    let repr = FieldRepr::new(layout);
+    let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
+    let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
+    for op in [
+        FieldOp::Add,
+        FieldOp::Sub,
+        FieldOp::Neg,
+        FieldOp::Mul,
+        FieldOp::Sqr,
+        FieldOp::Inv,
+        FieldOp::Double,
+    ] {
+        let out = pollster::block_on(ctx.field_op(op, &aw, &bw)).unwrap();
+        for i in 0..a.len() {
+            let got = repr.from_gpu(&out[i]);
+            assert_eq!(
+                got,
+                Some(reference(op, a[i], b[i])),
+                "{layout} {op:?} a={} b={}",
+                a[i],
+                b[i]
+            );
+        }
+    }
+    let is_eq: fn(Fq, Fq) -> bool = |x, y| x == y;
+    let is_zero: fn(Fq, Fq) -> bool = |x, _| x == Fq::from(0u64);
+    for (op, want) in [(FieldOp::Eq, is_eq), (FieldOp::IsZero, is_zero)] {
+        let out = pollster::block_on(ctx.field_op(op, &aw, &bw)).unwrap();
+        for i in 0..a.len() {
+            assert_eq!(out[i][0] == 1, want(a[i], b[i]), "{layout} {op:?} {}", a[i]);
+        }
+    }
+}
+
+#[test]
+fn field_ops_match_arkworks() {
+    let (a, b) = operand_pairs(1);
+    for layout in FieldLayout::ALL {
+        check_ops(layout, &a, &b);
+    }
+}
+
+/// Conversions into Montgomery form accept any 256-bit input, reduced or not,
+/// and come back out unchanged.
+#[test]
+fn montgomery_conversions() {
+    let mut raw: Vec<Words> = edge_values()
+        .iter()
+        .map(|x| bigint_to_words(&x.into_bigint()))
+        .collect();
+    raw.push([u32::MAX; 8]);
+    raw.push(bigint_to_words(&Fq::MODULUS));
+    let mut p_plus_one = Fq::MODULUS;
+    p_plus_one.0[0] += 1;
+    raw.push(bigint_to_words(&p_plus_one));
+    let mut r = rng(2);
+    for _ in 0..100 {
+        raw.push(std::array::from_fn(|_| rand::Rng::gen(&mut r)));
+    }
+    for layout in FieldLayout::ALL {
+        let Some(ctx) = ctx(layout) else { continue };
+        let repr = FieldRepr::new(layout);
+        let mont = pollster::block_on(ctx.field_op(FieldOp::ToMont, &raw, &raw)).unwrap();
+        let back = pollster::block_on(ctx.field_op(FieldOp::FromMont, &mont, &mont)).unwrap();
+        for i in 0..raw.len() {
+            let bytes: Vec<u8> = raw[i].iter().flat_map(|w| w.to_le_bytes()).collect();
+            let want = Fq::from_le_bytes_mod_order(&bytes);
+            assert_eq!(
+                repr.from_gpu(&mont[i]),
+                Some(want),
+                "{layout} to_mont {:x?}",
+                raw[i]
+            );
+            assert_eq!(
+                back[i],
+                bigint_to_words(&want.into_bigint()),
+                "{layout} from_mont"
+            );
+        }
+    }
+}
+
+fn fq_strategy() -> impl Strategy<Value = Fq> {
+    prop_oneof![
+        1 => proptest::sample::select(edge_values()),
+        3 => any::<[u8; 32]>().prop_map(|b| Fq::from_le_bytes_mod_order(&b)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+    #[test]
+    fn field_ops_property(pairs in proptest::collection::vec((fq_strategy(), fq_strategy()), 1..100)) {
+        let (a, b): (Vec<Fq>, Vec<Fq>) = pairs.into_iter().unzip();
+        for layout in FieldLayout::ALL {
+            check_ops(layout, &a, &b);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+// BN254 G1: y^2 = x^3 + 3 over Fq (a = 0), on top of the field module.
+#import field
+
+// An affine point that is not the identity; callers carry identity separately
+// (a flag, or a bucket that is simply absent).
+struct Affine {
+    x: Fq,
+    y: Fq,
+}
+
+// Extended Jacobian ("XYZZ") coordinates: x = X / ZZ, y = Y / ZZZ, with
+// ZZ^3 = ZZZ^2. The identity is any point with ZZ = 0.
+struct Xyzz {
+    x: Fq,
+    y: Fq,
+    zz: Fq,
+    zzz: Fq,
+}
+
+fn affine_neg(p: Affine) -> Affine {
+    return Affine(p.x, fq_neg(p.y));
+}
+
+// p + q for p.x != q.x, given inv = 1 / (q.x - p.x) (shared through a batch inversion).
+fn affine_add_with_inv(p: Affine, q: Affine, inv: Fq) -> Affine {
+    let lambda = fq_mul(fq_sub(q.y, p.y), inv);
+    let x3 = fq_sub(fq_sub(fq_sqr(lambda), p.x), q.x);
+    let y3 = fq_sub(fq_mul(lambda, fq_sub(p.x, x3)), p.y);
+    return Affine(x3, y3);
+}
+
+// 2p for p.y != 0, given inv = 1 / (2 p.y).
+fn affine_double_with_inv(p: Affine, inv: Fq) -> Affine {
+    let xx = fq_sqr(p.x);
+    let lambda = fq_mul(fq_add(fq_double(xx), xx), inv);
+    let x3 = fq_sub(fq_sqr(lambda), fq_double(p.x));
+    let y3 = fq_sub(fq_mul(lambda, fq_sub(p.x, x3)), p.y);
+    return Affine(x3, y3);
+}
+
+fn xyzz_identity() -> Xyzz {
+    return Xyzz(FQ_ONE, FQ_ONE, Fq(), Fq());
+}
+
+fn xyzz_is_identity(p: Xyzz) -> bool {
+    return fq_is_zero(p.zz);
+}
+
+fn xyzz_from_affine(p: Affine) -> Xyzz {
+    return Xyzz(p.x, p.y, FQ_ONE, FQ_ONE);
+}
+
+fn xyzz_neg(p: Xyzz) -> Xyzz {
+    return Xyzz(p.x, fq_neg(p.y), p.zz, p.zzz);
+}
+
+// dbl-2008-s-1 (a = 0). The identity (ZZ = 0) and points with y = 0 (V = 0) map
+// to ZZ3 = 0, the identity, without a branch.
+fn xyzz_double(p: Xyzz) -> Xyzz {
+    let u = fq_double(p.y);
+    let v = fq_sqr(u);
+    let w = fq_mul(u, v);
+    let s = fq_mul(p.x, v);
+    let xx = fq_sqr(p.x);
+    let m = fq_add(fq_double(xx), xx);
+    let x3 = fq_sub(fq_sqr(m), fq_double(s));
+    let y3 = fq_sub(fq_mul(m, fq_sub(s, x3)), fq_mul(w, p.y));
+    return Xyzz(x3, y3, fq_mul(v, p.zz), fq_mul(w, p.zzz));
+}
+
+// p + q with q affine (madd-2008-s); handles p = identity, p = q and p = -q.
+fn xyzz_add_affine(p: Xyzz, q: Affine) -> Xyzz {
+    if xyzz_is_identity(p) {
+        return xyzz_from_affine(q);
+    }
+    let u2 = fq_mul(q.x, p.zz);
+    let s2 = fq_mul(q.y, p.zzz);
+    let pp_ = fq_sub(u2, p.x);
+    let r = fq_sub(s2, p.y);
+    if fq_is_zero(pp_) {
+        if fq_is_zero(r) {
+            return xyzz_double(p);
+        }
+        return xyzz_identity();
+    }
+    let pp = fq_sqr(pp_);
+    let ppp = fq_mul(pp_, pp);
+    let q_ = fq_mul(p.x, pp);
+    let x3 = fq_sub(fq_sub(fq_sqr(r), ppp), fq_double(q_));
+    let y3 = fq_sub(fq_mul(r, fq_sub(q_, x3)), fq_mul(p.y, ppp));
+    return Xyzz(x3, y3, fq_mul(p.zz, pp), fq_mul(p.zzz, ppp));
+}
+
+// p + q (add-2008-s); handles either identity, p = q and p = -q.
+fn xyzz_add(p: Xyzz, q: Xyzz) -> Xyzz {
+    if xyzz_is_identity(p) {
+        return q;
+    }
+    if xyzz_is_identity(q) {
+        return p;
+    }
+    let u1 = fq_mul(p.x, q.zz);
+    let u2 = fq_mul(q.x, p.zz);
+    let s1 = fq_mul(p.y, q.zzz);
+    let s2 = fq_mul(q.y, p.zzz);
+    let pp_ = fq_sub(u2, u1);
+    let r = fq_sub(s2, s1);
+    if fq_is_zero(pp_) {
+        if fq_is_zero(r) {
+            return xyzz_double(p);
+        }
+        return xyzz_identity();
+    }
+    let pp = fq_sqr(pp_);
+    let ppp = fq_mul(pp_, pp);
+    let q_ = fq_mul(u1, pp);
+    let x3 = fq_sub(fq_sub(fq_sqr(r), ppp), fq_double(q_));
+    let y3 = fq_sub(fq_mul(r, fq_sub(q_, x3)), fq_mul(s1, ppp));
+    return Xyzz(x3, y3, fq_mul(fq_mul(p.zz, q.zz), pp), fq_mul(fq_mul(p.zzz, q.zzz), ppp));
+}

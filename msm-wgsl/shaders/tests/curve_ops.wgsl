@@ -1,0 +1,68 @@
+// Test entry point: one curve operation per invocation, selected by OP.
+// Points are packed words: affine (x, y) = 16 words, XYZZ = 32 words. Keep OP
+// codes in sync with msm-core's `diagnostics::CurveOp`.
+#import curve
+
+override OP: u32 = 0u;
+
+@group(0) @binding(0) var<storage, read> in_a: array<array<u32, 32>>;
+@group(0) @binding(1) var<storage, read> in_b: array<array<u32, 32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<array<u32, 32>>;
+
+fn word8(v: array<u32, 32>, k: u32) -> Fq {
+    var w: array<u32, 8>;
+    for (var j = 0u; j < 8u; j++) {
+        w[j] = v[8u * k + j];
+    }
+    return fq_unpack(w);
+}
+
+fn load_affine(v: array<u32, 32>) -> Affine {
+    return Affine(word8(v, 0u), word8(v, 1u));
+}
+
+fn load_xyzz(v: array<u32, 32>) -> Xyzz {
+    return Xyzz(word8(v, 0u), word8(v, 1u), word8(v, 2u), word8(v, 3u));
+}
+
+fn store_xyzz(p: Xyzz) -> array<u32, 32> {
+    var v: array<u32, 32>;
+    let c = array<array<u32, 8>, 4>(fq_pack(p.x), fq_pack(p.y), fq_pack(p.zz), fq_pack(p.zzz));
+    for (var k = 0u; k < 4u; k++) {
+        for (var j = 0u; j < 8u; j++) {
+            v[8u * k + j] = c[k][j];
+        }
+    }
+    return v;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i >= arrayLength(&out) {
+        return;
+    }
+    let va = in_a[i];
+    let vb = in_b[i];
+    var r = xyzz_identity();
+    switch OP {
+        // affine + affine through the shared-inverse formula (x differ)
+        case 0u: {
+            let p = load_affine(va);
+            let q = load_affine(vb);
+            r = xyzz_from_affine(affine_add_with_inv(p, q, fq_inv(fq_sub(q.x, p.x))));
+        }
+        // affine doubling with the inverse of 2y
+        case 1u: {
+            let p = load_affine(va);
+            r = xyzz_from_affine(affine_double_with_inv(p, fq_inv(fq_double(p.y))));
+        }
+        case 2u: { r = xyzz_double(load_xyzz(va)); }
+        case 3u: { r = xyzz_add_affine(load_xyzz(va), load_affine(vb)); }
+        case 4u: { r = xyzz_add(load_xyzz(va), load_xyzz(vb)); }
+        case 5u: { r = xyzz_neg(load_xyzz(va)); }
+        case 6u: { r = xyzz_from_affine(affine_neg(load_affine(va))); }
+        default: {}
+    }
+    out[i] = store_xyzz(r);
+}

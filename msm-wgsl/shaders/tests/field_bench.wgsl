@@ -1,0 +1,25 @@
+// Chained Montgomery multiplications: x <- x * y, ITERS times per invocation.
+// Measures multiplication throughput and, being one long dependent chain, shows
+// whether a driver's loop budget cut the loop short (the result would be wrong).
+#import field
+
+override ITERS: u32 = 64u;
+override WG: u32 = 64u;
+
+@group(0) @binding(0) var<storage, read> in_a: array<array<u32, 8>>;
+@group(0) @binding(1) var<storage, read> in_b: array<array<u32, 8>>;
+@group(0) @binding(2) var<storage, read_write> out: array<array<u32, 8>>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * WG;
+    if i >= arrayLength(&out) {
+        return;
+    }
+    var x = fq_unpack(in_a[i]);
+    let y = fq_unpack(in_b[i]);
+    for (var k = 0u; k < ITERS; k++) {
+        x = fq_mul(x, y);
+    }
+    out[i] = fq_pack(x);
+}

@@ -1,0 +1,37 @@
+// Test entry point: one field operation per invocation, selected by OP.
+// Inputs and outputs are packed 8 x u32 words. Keep OP codes in sync with
+// msm-core's `diagnostics::FieldOp`.
+#import config
+#import field
+
+override OP: u32 = 0u;
+
+@group(0) @binding(0) var<storage, read> in_a: array<array<u32, 8>>;
+@group(0) @binding(1) var<storage, read> in_b: array<array<u32, 8>>;
+@group(0) @binding(2) var<storage, read_write> out: array<array<u32, 8>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i >= arrayLength(&out) {
+        return;
+    }
+    let a = fq_unpack(in_a[i]);
+    let b = fq_unpack(in_b[i]);
+    var r = Fq();
+    switch OP {
+        case 0u: { r = fq_add(a, b); }
+        case 1u: { r = fq_sub(a, b); }
+        case 2u: { r = fq_neg(a); }
+        case 3u: { r = fq_mul(a, b); }
+        case 4u: { r = fq_sqr(a); }
+        case 5u: { r = fq_inv(a); }
+        case 6u: { r = fq_to_mont(a); }
+        case 7u: { r = fq_from_mont(a); }
+        case 8u: { r = fq_double(a); }
+        case 9u: { r[0] = u32(fq_eq(a, b)); }
+        case 10u: { r[0] = u32(fq_is_zero(a)); }
+        default: {}
+    }
+    out[i] = fq_pack(r);
+}

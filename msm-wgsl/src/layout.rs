@@ -1,0 +1,193 @@
+//! Limb layouts of BN254 Fq on the GPU and the constants derived from ark-ff's modulus.
+//!
+//! Every layout stores a field element in memory as eight little-endian `u32` words
+//! holding its Montgomery form `a * R mod p` (R depends on the layout), and unpacks it
+//! into `N` limbs of `W` bits in registers.
+
+use ark_bn254::Fq;
+use ark_ff::{BigInteger, PrimeField};
+use num_bigint::BigUint;
+
+/// How Fq is split into limbs inside a shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FieldLayout {
+    /// 20 limbs of 13 bits, R = 2^260. Products are 26 bits, so a whole Montgomery
+    /// multiplication accumulates its columns in `u32` without carries (lazy
+    /// reduction) and normalises once. Portable (u32 only).
+    Limbs13x20,
+    /// 16 limbs of 16 bits, R = 2^256, CIOS with a carry every step. Portable.
+    Limbs16x16,
+    /// 8 limbs of 32 bits, R = 2^256, CIOS with 64-bit products. Native only:
+    /// needs `SHADER_INT64`.
+    Limbs32x8,
+}
+
+impl FieldLayout {
+    /// Every layout, portable ones first.
+    pub const ALL: [FieldLayout; 3] = [
+        FieldLayout::Limbs13x20,
+        FieldLayout::Limbs16x16,
+        FieldLayout::Limbs32x8,
+    ];
+
+    /// Bits per limb (W).
+    pub const fn limb_bits(self) -> u32 {
+        match self {
+            FieldLayout::Limbs13x20 => 13,
+            FieldLayout::Limbs16x16 => 16,
+            FieldLayout::Limbs32x8 => 32,
+        }
+    }
+
+    /// Limbs per element (N).
+    pub const fn limb_count(self) -> usize {
+        match self {
+            FieldLayout::Limbs13x20 => 20,
+            FieldLayout::Limbs16x16 => 16,
+            FieldLayout::Limbs32x8 => 8,
+        }
+    }
+
+    /// log2 of the Montgomery radix R = 2^(W*N).
+    pub const fn r_bits(self) -> u32 {
+        self.limb_bits() * self.limb_count() as u32
+    }
+
+    /// Whether shaders of this layout use 64-bit integers (`SHADER_INT64`).
+    pub const fn needs_int64(self) -> bool {
+        matches!(self, FieldLayout::Limbs32x8)
+    }
+
+    /// Short stable name, used on the command line and in reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FieldLayout::Limbs13x20 => "13x20",
+            FieldLayout::Limbs16x16 => "16x16",
+            FieldLayout::Limbs32x8 => "32x8-int64",
+        }
+    }
+
+    /// Parses [`FieldLayout::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+impl std::fmt::Display for FieldLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Constants of one layout, all derived from `ark_bn254::Fq::MODULUS`.
+#[derive(Clone, Debug)]
+pub struct FieldConstants {
+    pub layout: FieldLayout,
+    /// p split into W-bit limbs, least significant first.
+    pub p: Vec<u32>,
+    /// n0' = -p^(-1) mod 2^W (the Montgomery reduction factor).
+    pub n0: u32,
+    /// R mod p in W-bit limbs: the Montgomery form of one.
+    pub one_mont: Vec<u32>,
+    /// R^2 mod p in W-bit limbs: multiplying by it converts into Montgomery form.
+    pub r2: Vec<u32>,
+    /// The exponent p - 2 (Fermat inversion) as 4-bit windows, most significant first.
+    pub inv_windows: Vec<u32>,
+}
+
+/// The BN254 base-field modulus p as a big integer.
+pub fn modulus() -> BigUint {
+    BigUint::from_bytes_le(&Fq::MODULUS.to_bytes_le())
+}
+
+/// Splits `v` into `count` limbs of `bits` bits, least significant first.
+pub fn to_limbs(v: &BigUint, bits: u32, count: usize) -> Vec<u32> {
+    let mask = (BigUint::from(1u8) << bits) - 1u8;
+    (0..count)
+        .map(|i| {
+            let limb: BigUint = (v >> (bits as usize * i)) & &mask;
+            limb.to_u32_digits().first().copied().unwrap_or(0)
+        })
+        .collect()
+}
+
+impl FieldConstants {
+    pub fn new(layout: FieldLayout) -> Self {
+        let p = modulus();
+        let w = layout.limb_bits();
+        let n = layout.limb_count();
+        let r = BigUint::from(1u8) << layout.r_bits();
+        let r_mod_p = &r % &p;
+        let r2 = (&r_mod_p * &r_mod_p) % &p;
+        // -p^(-1) mod 2^W: p is odd, so p^(2^W - 1 ... ) inverse exists; compute by Newton.
+        let two_w = 1u64 << w;
+        let p0 = to_limbs(&p, w, 1)[0] as u64;
+        let mut inv = 1u64;
+        for _ in 0..6 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(p0.wrapping_mul(inv))) % two_w;
+        }
+        let n0 = ((two_w - inv) % two_w) as u32;
+        let e = &p - 2u8;
+        let inv_windows = (0..64)
+            .rev()
+            .map(|i| to_limbs(&(&e >> (4 * i)), 4, 1)[0])
+            .collect();
+        FieldConstants {
+            layout,
+            p: to_limbs(&p, w, n),
+            n0,
+            one_mont: to_limbs(&r_mod_p, w, n),
+            r2: to_limbs(&r2, w, n),
+            inv_windows,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ark_ff::Field;
+
+    fn from_limbs(l: &[u32], bits: u32) -> BigUint {
+        l.iter()
+            .rev()
+            .fold(BigUint::from(0u8), |acc, &x| (acc << bits) + x)
+    }
+
+    #[test]
+    fn constants_recompute_from_ark() {
+        let p = modulus();
+        for layout in FieldLayout::ALL {
+            let c = FieldConstants::new(layout);
+            let w = layout.limb_bits();
+            assert_eq!(from_limbs(&c.p, w), p);
+            // n0' * p == -1 (mod 2^W)
+            let prod = (c.n0 as u64 * c.p[0] as u64) % (1u64 << w);
+            assert_eq!(prod, (1u64 << w) - 1, "{layout}");
+            // R mod p and R^2 mod p agree with ark's field arithmetic.
+            let r = Fq::from(2u64).pow([layout.r_bits() as u64]);
+            let r_big = BigUint::from_bytes_le(&r.into_bigint().to_bytes_le());
+            assert_eq!(from_limbs(&c.one_mont, w), r_big);
+            let r2_big = BigUint::from_bytes_le(&(r * r).into_bigint().to_bytes_le());
+            assert_eq!(from_limbs(&c.r2, w), r2_big);
+            // Windows rebuild p - 2.
+            let e = c
+                .inv_windows
+                .iter()
+                .fold(BigUint::from(0u8), |acc, &x| (acc << 4u32) + x);
+            assert_eq!(e, &p - 2u8);
+            // Lazy 13-bit reduction needs R > 4p; the CIOS layouts rely on the top
+            // limb of p leaving headroom (no-carry CIOS).
+            assert!(BigUint::from(1u8) << layout.r_bits() > &p * 4u8 || w >= 16);
+            assert!(c.p[layout.limb_count() - 1] < (1u32 << (w - 1)) - 1);
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for l in FieldLayout::ALL {
+            assert_eq!(FieldLayout::from_name(l.name()), Some(l));
+        }
+        assert_eq!(FieldLayout::from_name("nope"), None);
+    }
+}

@@ -1,0 +1,15 @@
+//! WGSL shaders of the BN254 MSM.
+//!
+//! - [`layout`]: the limb layouts of Fq and the constants derived from ark-ff's modulus;
+//! - [`fieldgen`]: generates the unrolled `field` module for a layout;
+//! - [`preprocess`]: the `#import` / `#ifdef` text preprocessor;
+//! - [`registry`]: every shader, expanded to plain WGSL, addressed by [`ShaderId`].
+
+pub mod fieldgen;
+pub mod layout;
+pub mod preprocess;
+pub mod registry;
+
+pub use layout::{FieldConstants, FieldLayout};
+pub use preprocess::PreprocessError;
+pub use registry::{ShaderId, ShaderLibrary};

@@ -1,0 +1,222 @@
+//! A small text-level WGSL preprocessor: `#import module` and `#ifdef` / `#ifndef` /
+//! `#else` / `#endif`. Its output is plain WGSL, so native and browser builds see
+//! the same shader text.
+
+use std::collections::HashSet;
+
+/// Errors of the preprocessor; they name the module and line.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PreprocessError {
+    #[error("{file}:{line}: unknown module `{module}` in #import")]
+    UnknownModule {
+        file: String,
+        line: usize,
+        module: String,
+    },
+    #[error("{file}:{line}: `{directive}` without a matching #ifdef/#ifndef")]
+    Unbalanced {
+        file: String,
+        line: usize,
+        directive: String,
+    },
+    #[error("{file}: #ifdef/#ifndef not closed by #endif")]
+    Unclosed { file: String },
+    #[error("{file}:{line}: unknown directive `{directive}`")]
+    UnknownDirective {
+        file: String,
+        line: usize,
+        directive: String,
+    },
+    #[error("{file}:{line}: #import cycle through `{module}`")]
+    ImportCycle {
+        file: String,
+        line: usize,
+        module: String,
+    },
+}
+
+/// Resolves a module name to its source text.
+pub trait ModuleSource {
+    fn module(&self, name: &str) -> Option<std::borrow::Cow<'_, str>>;
+}
+
+/// Expands `root` (named `name` in errors). Each module is included once, at its
+/// first `#import`; `defines` selects `#ifdef` branches.
+pub fn preprocess(
+    name: &str,
+    root: &str,
+    modules: &dyn ModuleSource,
+    defines: &HashSet<&str>,
+) -> Result<String, PreprocessError> {
+    let mut out = String::new();
+    let mut included = HashSet::new();
+    let mut stack = vec![name.to_string()];
+    expand(
+        name,
+        root,
+        modules,
+        defines,
+        &mut included,
+        &mut stack,
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+fn expand(
+    file: &str,
+    text: &str,
+    modules: &dyn ModuleSource,
+    defines: &HashSet<&str>,
+    included: &mut HashSet<String>,
+    stack: &mut Vec<String>,
+    out: &mut String,
+) -> Result<(), PreprocessError> {
+    // Each entry: (this branch active, some branch of this #if already taken, parent active).
+    let mut conds: Vec<(bool, bool)> = Vec::new();
+    let active = |conds: &Vec<(bool, bool)>| conds.iter().all(|c| c.0);
+    for (idx, raw) in text.lines().enumerate() {
+        let line = idx + 1;
+        let trimmed = raw.trim_start();
+        let Some(directive) = trimmed.strip_prefix('#') else {
+            if active(&conds) {
+                out.push_str(raw);
+                out.push('\n');
+            }
+            continue;
+        };
+        let mut words = directive.split_whitespace();
+        let word = words.next().unwrap_or("");
+        let arg = words.next().unwrap_or("");
+        let err_unbalanced = || PreprocessError::Unbalanced {
+            file: file.into(),
+            line,
+            directive: format!("#{word}"),
+        };
+        match word {
+            "ifdef" | "ifndef" => {
+                let holds = defines.contains(arg) == (word == "ifdef");
+                conds.push((holds, holds));
+            }
+            "else" => {
+                let top = conds.last_mut().ok_or_else(err_unbalanced)?;
+                *top = (!top.1, true);
+            }
+            "endif" => {
+                conds.pop().ok_or_else(err_unbalanced)?;
+            }
+            "import" => {
+                if !active(&conds) {
+                    continue;
+                }
+                if stack.iter().any(|m| m == arg) {
+                    return Err(PreprocessError::ImportCycle {
+                        file: file.into(),
+                        line,
+                        module: arg.into(),
+                    });
+                }
+                if !included.insert(arg.to_string()) {
+                    continue;
+                }
+                let src = modules
+                    .module(arg)
+                    .ok_or_else(|| PreprocessError::UnknownModule {
+                        file: file.into(),
+                        line,
+                        module: arg.into(),
+                    })?;
+                stack.push(arg.to_string());
+                expand(arg, &src, modules, defines, included, stack, out)?;
+                stack.pop();
+            }
+            _ => {
+                return Err(PreprocessError::UnknownDirective {
+                    file: file.into(),
+                    line,
+                    directive: format!("#{word}"),
+                })
+            }
+        }
+    }
+    if !conds.is_empty() {
+        return Err(PreprocessError::Unclosed { file: file.into() });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+    use std::collections::HashMap;
+
+    struct Map(HashMap<&'static str, &'static str>);
+    impl ModuleSource for Map {
+        fn module(&self, name: &str) -> Option<Cow<'_, str>> {
+            self.0.get(name).map(|s| Cow::Borrowed(*s))
+        }
+    }
+
+    fn run(
+        root: &str,
+        mods: &[(&'static str, &'static str)],
+        defs: &[&str],
+    ) -> Result<String, PreprocessError> {
+        let m = Map(mods.iter().copied().collect());
+        preprocess("root", root, &m, &defs.iter().copied().collect())
+    }
+
+    #[test]
+    fn imports_once_in_order() {
+        let out = run(
+            "#import a\n#import b\nmain\n",
+            &[("a", "A\n"), ("b", "#import a\nB\n")],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(out, "A\nB\nmain\n");
+    }
+
+    #[test]
+    fn ifdef_else_nesting() {
+        let src = "#ifdef X\nx\n#ifndef Y\nnoty\n#else\ny\n#endif\n#else\nnotx\n#endif\nend\n";
+        assert_eq!(run(src, &[], &["X"]).unwrap(), "x\nnoty\nend\n");
+        assert_eq!(run(src, &[], &["X", "Y"]).unwrap(), "x\ny\nend\n");
+        assert_eq!(run(src, &[], &[]).unwrap(), "notx\nend\n");
+    }
+
+    #[test]
+    fn imports_inside_inactive_branch_are_skipped() {
+        let out = run("#ifdef X\n#import missing\n#endif\nok\n", &[], &[]).unwrap();
+        assert_eq!(out, "ok\n");
+    }
+
+    #[test]
+    fn errors_are_reported() {
+        assert!(matches!(
+            run("#import nope\n", &[], &[]),
+            Err(PreprocessError::UnknownModule { line: 1, .. })
+        ));
+        assert!(matches!(
+            run("#endif\n", &[], &[]),
+            Err(PreprocessError::Unbalanced { .. })
+        ));
+        assert!(matches!(
+            run("#ifdef A\n", &[], &[]),
+            Err(PreprocessError::Unclosed { .. })
+        ));
+        assert!(matches!(
+            run("#pragma x\n", &[], &[]),
+            Err(PreprocessError::UnknownDirective { .. })
+        ));
+        assert!(matches!(
+            run(
+                "#import a\n",
+                &[("a", "#import b\n"), ("b", "#import a\n")],
+                &[]
+            ),
+            Err(PreprocessError::ImportCycle { .. })
+        ));
+    }
+}
