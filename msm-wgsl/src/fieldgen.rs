@@ -327,7 +327,7 @@ impl Gen<'_> {
             }
             let p0 = format!("{:#x}u", p[0]);
             mac(s, "C", "t0", "m", &p0, None, "C");
-            for j in 1..n {
+            for (j, pj) in p.iter().enumerate().skip(1) {
                 mac(
                     s,
                     &format!("t{j}"),
@@ -337,7 +337,7 @@ impl Gen<'_> {
                     Some("A"),
                     "A",
                 );
-                let pj = format!("{:#x}u", p[j]);
+                let pj = format!("{pj:#x}u");
                 mac(
                     s,
                     &format!("t{}", j - 1),

@@ -1,0 +1,82 @@
+//! `msm-cli field-bench`: multiplications per second of each field layout.
+
+use msm_core::{ContextOptions, FieldLayout, GpuContext, MsmError};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Layouts to measure (13x20, 16x16, 32x8-int64); default: every layout the adapter runs.
+    #[arg(long, value_delimiter = ',')]
+    layout: Vec<String>,
+    /// Threads, each running one dependent chain.
+    #[arg(long, default_value_t = 1 << 20)]
+    invocations: usize,
+    /// Multiplications per chain (keep under 65,535 on lavapipe).
+    #[arg(long, default_value_t = 256)]
+    iters: u32,
+    /// Timed repetitions after one warm-up; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
+    /// Use the first adapter whose name contains this text.
+    #[arg(long)]
+    adapter: Option<String>,
+    /// One JSON object per layout instead of a table row.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &Args) -> Result<(), MsmError> {
+    let layouts: Vec<FieldLayout> = if args.layout.is_empty() {
+        FieldLayout::ALL.to_vec()
+    } else {
+        args.layout
+            .iter()
+            .map(|n| {
+                FieldLayout::from_name(n).ok_or_else(|| {
+                    MsmError::InvalidConfig(format!(
+                        "unknown layout `{n}` (13x20, 16x16, 32x8-int64)"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    for layout in layouts {
+        let opts = ContextOptions {
+            field_layout: Some(layout),
+            adapter_name: args.adapter.clone(),
+            timestamps: false,
+        };
+        let ctx = match GpuContext::new_blocking(&opts) {
+            Err(MsmError::LayoutUnsupported { .. }) if args.layout.is_empty() => {
+                eprintln!("{layout}: skipped, the adapter lacks SHADER_INT64");
+                continue;
+            }
+            other => other?,
+        };
+        let info = ctx.adapter_info();
+        if ctx.is_software() && !args.json {
+            eprintln!(
+                "note: `{}` is a software adapter; absolute figures are CPU figures",
+                info.name
+            );
+        }
+        let t = pollster::block_on(ctx.field_throughput(args.invocations, args.iters, args.reps))?;
+        if args.json {
+            println!(
+                "{{\"adapter\":{:?},\"backend\":\"{:?}\",\"driver\":{:?},\"layout\":\"{layout}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"mults_per_sec_median\":{:.4e},\"mults_per_sec_min\":{:.4e},\"mults_per_sec_max\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
+                info.name, info.backend, format!("{} {}", info.driver, info.driver_info), args.invocations, args.iters, args.reps,
+                t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best, t.correct
+            );
+        } else {
+            println!(
+                "{:<11} {:>10.3e} mul/s (median; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} [{:?}, {} {}] check: {}",
+                layout.name(), t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best,
+                args.invocations, args.iters, args.reps, info.name, info.backend, info.driver, info.driver_info,
+                if t.correct { "ok (arkworks)" } else { "WRONG" }
+            );
+        }
+        if !t.correct {
+            return Err(MsmError::CorruptResult);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs the whole test suite. GPU tests run on the first high-performance
+# adapter; on a machine without a GPU that is lavapipe.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-runtime-$(id -u)}"
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+cargo test --workspace "$@"
