@@ -31,11 +31,8 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         args.layout
             .iter()
             .map(|n| {
-                FieldLayout::from_name(n).ok_or_else(|| {
-                    MsmError::InvalidConfig(format!(
-                        "unknown layout `{n}` (13x20, 16x16, 32x8-int64)"
-                    ))
-                })
+                FieldLayout::from_name(n)
+                    .ok_or_else(|| MsmError::InvalidConfig(format!("unknown layout `{n}` (13x20, 16x16, 32x8-int64)")))
             })
             .collect::<Result<_, _>>()?
     };

@@ -2,7 +2,11 @@
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod field_bench;
+mod inputs;
+mod knobs;
+mod stats;
 
 #[derive(Parser)]
 #[command(
@@ -17,6 +21,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The GPU MSM beside arkworks on seeded inputs: cold, warm, per pass, checked.
+    Bench(bench::Args),
     /// List the GPU adapters wgpu sees (name, backend, type, driver).
     Adapters,
     /// Chained Montgomery-multiplication throughput of each field limb layout.
@@ -40,6 +46,7 @@ fn main() {
             Ok(())
         }
         Command::FieldBench(args) => field_bench::run(&args),
+        Command::Bench(args) => bench::run(&args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

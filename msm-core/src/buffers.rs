@@ -14,12 +14,11 @@ impl GpuContext {
         if copy_src {
             usage |= wgpu::BufferUsages::COPY_SRC;
         }
-        self.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytemuck::cast_slice(words),
-                usage,
-            })
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(words),
+            usage,
+        })
     }
 
     /// An uninitialised storage buffer of `words` u32 words that can be read back.
@@ -27,19 +26,13 @@ impl GpuContext {
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: (words.max(1) * 4) as u64,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         })
     }
 
     /// Copies `words` u32 words of `src` to the host (submits a copy, then waits).
-    pub(crate) async fn read_words(
-        &self,
-        src: &wgpu::Buffer,
-        words: usize,
-    ) -> Result<Vec<u32>, MsmError> {
+    pub(crate) async fn read_words(&self, src: &wgpu::Buffer, words: usize) -> Result<Vec<u32>, MsmError> {
         let size = (words.max(1) * 4) as u64;
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
@@ -47,11 +40,9 @@ impl GpuContext {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("readback"),
-            });
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("readback"),
+        });
         enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
         self.queue.submit([enc.finish()]);
         let bytes = self.map_read(&staging).await?;
@@ -92,11 +83,7 @@ impl GpuContext {
     /// Splits `groups` workgroups into an (x, y) grid within the adapter's
     /// per-dimension limit. Shaders rebuild the linear index from `num_workgroups`.
     pub(crate) fn grid(&self, groups: u32) -> (u32, u32) {
-        let max = self
-            .device
-            .limits()
-            .max_compute_workgroups_per_dimension
-            .max(1);
+        let max = self.device.limits().max_compute_workgroups_per_dimension.max(1);
         if groups <= max {
             (groups.max(1), 1)
         } else {
@@ -115,11 +102,28 @@ impl GpuContext {
         groups: (u32, u32),
         timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
+        let bindings: Vec<(u32, &wgpu::Buffer)> = buffers.iter().enumerate().map(|(i, b)| (i as u32, *b)).collect();
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: timestamps,
+        });
+        self.dispatch_in(&mut pass, label, pipeline, &bindings, groups);
+    }
+
+    /// Records one dispatch into an open compute pass, binding `(binding, buffer)`
+    /// pairs at group 0 (an entry point's layout holds only the bindings it uses).
+    pub(crate) fn dispatch_in(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        bindings: &[(u32, &wgpu::Buffer)],
+        groups: (u32, u32),
+    ) {
+        let entries: Vec<wgpu::BindGroupEntry> = bindings
             .iter()
-            .enumerate()
             .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
+                binding: *i,
                 resource: b.as_entire_binding(),
             })
             .collect();
@@ -127,10 +131,6 @@ impl GpuContext {
             label: Some(label),
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
-        });
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(label),
-            timestamp_writes: timestamps,
         });
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &bind, &[]);

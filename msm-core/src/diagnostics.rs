@@ -64,7 +64,7 @@ impl GpuContext {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let pipeline = self.pipeline(id, &[("OP", op as f64)]).await?;
+        let pipeline = self.pipeline(id, "main", &[("OP", op as f64)]).await?;
         let ba = self.storage_init("in_a", bytemuck::cast_slice(a), false);
         let bb = self.storage_init("in_b", bytemuck::cast_slice(b), false);
         let out = self.storage_out("out", n * W);
@@ -79,32 +79,17 @@ impl GpuContext {
         );
         self.queue.submit([enc.finish()]);
         let words = self.read_words(&out, n * W).await?;
-        Ok(words
-            .chunks_exact(W)
-            .map(|c| c.try_into().unwrap())
-            .collect())
+        Ok(words.chunks_exact(W).map(|c| c.try_into().unwrap()).collect())
     }
 
     /// Runs `op` on each pair (a[i], b[i]) of packed words (b is ignored by unary ops).
-    pub async fn field_op(
-        &self,
-        op: FieldOp,
-        a: &[Words],
-        b: &[Words],
-    ) -> Result<Vec<Words>, MsmError> {
-        self.run_elementwise(ShaderId::FieldOps, op as u32, a, b)
-            .await
+    pub async fn field_op(&self, op: FieldOp, a: &[Words], b: &[Words]) -> Result<Vec<Words>, MsmError> {
+        self.run_elementwise(ShaderId::FieldOps, op as u32, a, b).await
     }
 
     /// Runs `op` on each pair (a[i], b[i]) of packed points.
-    pub async fn curve_op(
-        &self,
-        op: CurveOp,
-        a: &[PointWords],
-        b: &[PointWords],
-    ) -> Result<Vec<PointWords>, MsmError> {
-        self.run_elementwise(ShaderId::CurveOps, op as u32, a, b)
-            .await
+    pub async fn curve_op(&self, op: CurveOp, a: &[PointWords], b: &[PointWords]) -> Result<Vec<PointWords>, MsmError> {
+        self.run_elementwise(ShaderId::CurveOps, op as u32, a, b).await
     }
 
     /// For each i, `a[i] * b[i]^iters` computed as `iters` chained Montgomery
@@ -118,33 +103,20 @@ impl GpuContext {
         let bb = self.storage_init("in_b", bytemuck::cast_slice(&bw), false);
         let out = self.storage_out("out", a.len() * 8);
         let mut enc = self.device.create_command_encoder(&Default::default());
-        self.dispatch(
-            &mut enc,
-            "field_bench",
-            &pipeline,
-            &[&ba, &bb, &out],
-            groups,
-            None,
-        );
+        self.dispatch(&mut enc, "field_bench", &pipeline, &[&ba, &bb, &out], groups, None);
         self.queue.submit([enc.finish()]);
         let words = self.read_words(&out, a.len() * 8).await?;
         words
             .chunks_exact(8)
-            .map(|c| {
-                repr.from_gpu(c.try_into().unwrap())
-                    .ok_or(MsmError::CorruptResult)
-            })
+            .map(|c| repr.from_gpu(c.try_into().unwrap()).ok_or(MsmError::CorruptResult))
             .collect()
     }
 
-    async fn bench_pipeline(
-        &self,
-        n: usize,
-        iters: u32,
-    ) -> Result<(wgpu::ComputePipeline, (u32, u32)), MsmError> {
+    async fn bench_pipeline(&self, n: usize, iters: u32) -> Result<(wgpu::ComputePipeline, (u32, u32)), MsmError> {
         let pipeline = self
             .pipeline(
                 ShaderId::FieldBench,
+                "main",
                 &[("ITERS", iters as f64), ("WG", WG as f64)],
             )
             .await?;
@@ -155,7 +127,7 @@ impl GpuContext {
     /// returns the final states (see [`lcg_reference`]).
     pub async fn loop_probe(&self, seeds: &[u32], loops: u32) -> Result<Vec<u32>, MsmError> {
         let pipeline = self
-            .pipeline(ShaderId::LoopProbe, &[("LOOPS", loops as f64)])
+            .pipeline(ShaderId::LoopProbe, "main", &[("LOOPS", loops as f64)])
             .await?;
         let buf = self.storage_init("probe", seeds, true);
         let mut enc = self.device.create_command_encoder(&Default::default());
@@ -177,12 +149,7 @@ impl GpuContext {
     /// enough that submission overhead is noise). Every output is checked
     /// against arkworks.
     #[cfg(not(target_arch = "wasm32"))]
-    pub async fn field_throughput(
-        &self,
-        invocations: usize,
-        iters: u32,
-        reps: usize,
-    ) -> Result<Throughput, MsmError> {
+    pub async fn field_throughput(&self, invocations: usize, iters: u32, reps: usize) -> Result<Throughput, MsmError> {
         use ark_ff::Field;
         use ark_std::UniformRand;
         let mut rng = ark_std::test_rng();
@@ -199,14 +166,7 @@ impl GpuContext {
         for rep in 0..=reps {
             let start = std::time::Instant::now();
             let mut enc = self.device.create_command_encoder(&Default::default());
-            self.dispatch(
-                &mut enc,
-                "field_bench",
-                &pipeline,
-                &[&ba, &bb, &out],
-                groups,
-                None,
-            );
+            self.dispatch(&mut enc, "field_bench", &pipeline, &[&ba, &bb, &out], groups, None);
             self.queue.submit([enc.finish()]);
             self.wait_idle()?;
             if rep > 0 {
@@ -217,9 +177,7 @@ impl GpuContext {
         let correct = words
             .chunks_exact(8)
             .zip(a.iter().zip(&b))
-            .all(|(w, (x, y))| {
-                repr.from_gpu(w.try_into().unwrap()) == Some(*x * y.pow([iters as u64]))
-            });
+            .all(|(w, (x, y))| repr.from_gpu(w.try_into().unwrap()) == Some(*x * y.pow([iters as u64])));
         times.sort_by(|x, y| x.partial_cmp(y).unwrap());
         let mults = invocations as f64 * iters as f64;
         Ok(Throughput {
@@ -245,7 +203,5 @@ pub struct Throughput {
 
 /// CPU twin of the `loop_probe` shader.
 pub fn lcg_reference(seed: u32, loops: u32) -> u32 {
-    (0..loops).fold(seed, |h, _| {
-        h.wrapping_mul(1664525).wrapping_add(1013904223)
-    })
+    (0..loops).fold(seed, |h, _| h.wrapping_mul(1664525).wrapping_add(1013904223))
 }

@@ -17,6 +17,8 @@ pub struct ContextOptions {
     pub adapter_name: Option<String>,
     /// Ask for GPU timestamp queries when the adapter has them (per-pass timings).
     pub timestamps: bool,
+    /// The knobs [`GpuContext::msm`] uses.
+    pub config: crate::config::MsmConfig,
 }
 
 /// The layout used when none is asked for: 32-bit limbs with 64-bit products
@@ -31,7 +33,7 @@ pub fn default_layout(features: wgpu::Features) -> FieldLayout {
 }
 
 /// Key of a cached pipeline: the shader and its override constants (as bits).
-type PipelineKey = (ShaderId, Vec<(&'static str, u64)>);
+type PipelineKey = (ShaderId, &'static str, Vec<(&'static str, u64)>);
 
 /// One adapter's device, queue, shaders and pipeline cache.
 pub struct GpuContext {
@@ -41,6 +43,8 @@ pub struct GpuContext {
     shaders: ShaderLibrary,
     modules: Mutex<HashMap<ShaderId, wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+    pub(crate) scratch: Mutex<Option<crate::msm::Scratch>>,
+    pub(crate) config: crate::config::MsmConfig,
     timestamps: bool,
 }
 
@@ -56,8 +60,7 @@ impl std::fmt::Debug for GpuContext {
 
 /// Lists the adapters this machine offers (name, backend, device type, driver).
 pub async fn list_adapters() -> Vec<wgpu::AdapterInfo> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     instance
         .enumerate_adapters(wgpu::Backends::all())
         .await
@@ -70,8 +73,7 @@ impl GpuContext {
     /// Requests an adapter (high performance, or the first whose name matches
     /// `opts.adapter_name`) and a device with the adapter's full limits.
     pub async fn new(opts: &ContextOptions) -> Result<Self, MsmError> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = match &opts.adapter_name {
             Some(name) => {
                 let needle = name.to_lowercase();
@@ -90,15 +92,11 @@ impl GpuContext {
                     ..Default::default()
                 })
                 .await
-                .map_err(|_| MsmError::NoAdapter {
-                    filter: String::new(),
-                })?,
+                .map_err(|_| MsmError::NoAdapter { filter: String::new() })?,
         };
         let info = adapter.get_info();
         let available = adapter.features();
-        let layout = opts
-            .field_layout
-            .unwrap_or_else(|| default_layout(available));
+        let layout = opts.field_layout.unwrap_or_else(|| default_layout(available));
         let mut features = wgpu::Features::empty();
         if layout.needs_int64() {
             if !available.contains(wgpu::Features::SHADER_INT64) {
@@ -125,7 +123,9 @@ impl GpuContext {
                 adapter: info.name.clone(),
                 message: e.to_string(),
             })?;
-        Self::from_device(device, queue, info, layout, timestamps)
+        let mut ctx = Self::from_device(device, queue, info, layout, timestamps)?;
+        ctx.config = opts.config.clone();
+        Ok(ctx)
     }
 
     /// Blocking [`GpuContext::new`] (native only).
@@ -158,8 +158,20 @@ impl GpuContext {
             shaders: ShaderLibrary::new(layout)?,
             modules: Mutex::default(),
             pipelines: Mutex::default(),
+            scratch: Mutex::default(),
+            config: Default::default(),
             timestamps,
         })
+    }
+
+    /// The knobs [`GpuContext::msm`] uses.
+    pub fn config(&self) -> &crate::config::MsmConfig {
+        &self.config
+    }
+
+    /// Replaces the knobs [`GpuContext::msm`] uses.
+    pub fn set_config(&mut self, config: crate::config::MsmConfig) {
+        self.config = config;
     }
 
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
@@ -187,8 +199,7 @@ impl GpuContext {
     /// lavapipe/llvmpipe stop every loop of an invocation after 65,535 iterations
     /// in total, silently; work per invocation must stay below that there.
     pub fn has_loop_cap(&self) -> bool {
-        self.info.driver.to_lowercase().contains("llvmpipe")
-            || self.info.name.to_lowercase().contains("llvmpipe")
+        self.info.driver.to_lowercase().contains("llvmpipe") || self.info.name.to_lowercase().contains("llvmpipe")
     }
 
     pub fn device(&self) -> &wgpu::Device {
@@ -199,51 +210,48 @@ impl GpuContext {
         &self.queue
     }
 
-    /// The compiled pipeline of `id` with override constants `overrides`,
-    /// created on first use and cached. Validation errors become `Err`.
+    /// The compiled pipeline of entry point `entry` of `id` with override
+    /// constants `overrides`, created on first use and cached. Validation
+    /// errors become `Err`.
     pub async fn pipeline(
         &self,
         id: ShaderId,
+        entry: &'static str,
         overrides: &[(&'static str, f64)],
     ) -> Result<wgpu::ComputePipeline, MsmError> {
-        let key: PipelineKey = (
-            id,
-            overrides.iter().map(|(k, v)| (*k, v.to_bits())).collect(),
-        );
+        let key: PipelineKey = (id, entry, overrides.iter().map(|(k, v)| (*k, v.to_bits())).collect());
         if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
             return Ok(p.clone());
         }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = {
-            let mut modules = self.modules.lock().unwrap();
-            modules
-                .entry(id)
-                .or_insert_with(|| {
-                    self.device
-                        .create_shader_module(wgpu::ShaderModuleDescriptor {
-                            label: Some(id.label()),
-                            source: wgpu::ShaderSource::Wgsl(self.shaders.source(id).into()),
-                        })
-                })
-                .clone()
+        let cached = self.modules.lock().unwrap().get(&id).cloned();
+        let module = match cached {
+            Some(m) => m,
+            None => {
+                let source = self.shaders.source(id)?;
+                let m = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(id.label()),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                });
+                self.modules.lock().unwrap().insert(id, m.clone());
+                m
+            }
         };
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(id.label()),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: overrides,
-                    ..Default::default()
-                },
-                cache: None,
-            });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(id.label()),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: overrides,
+                ..Default::default()
+            },
+            cache: None,
+        });
         if let Some(err) = scope.pop().await {
             self.modules.lock().unwrap().remove(&id);
             return Err(MsmError::Validation {
-                label: id.label().into(),
+                label: format!("{}::{entry}", id.label()),
                 message: err.to_string(),
             });
         }

@@ -5,12 +5,20 @@
 //! primitives on the GPU for tests and measurements; [`repr`] converts between
 //! arkworks values and the GPU's packed form.
 
+mod bases;
 mod buffers;
+pub mod config;
+pub mod cpu;
 pub mod diagnostics;
 pub mod error;
 pub mod gpu;
+pub mod layout;
+pub mod msm;
 pub mod repr;
 
+pub use bases::Bases;
+pub use config::{MsmConfig, Plan, PrefMem};
 pub use error::MsmError;
 pub use gpu::{default_layout, list_adapters, ContextOptions, GpuContext};
+pub use msm::{MsmRun, MsmStages, MsmTimings};
 pub use msm_wgsl::FieldLayout;

@@ -72,12 +72,7 @@ fn unpack(repr: &FieldRepr, w: &PointWords) -> G1Affine {
     p
 }
 
-fn run(
-    layout: FieldLayout,
-    op: CurveOp,
-    a: &[PointWords],
-    b: &[PointWords],
-) -> Option<Vec<G1Affine>> {
+fn run(layout: FieldLayout, op: CurveOp, a: &[PointWords], b: &[PointWords]) -> Option<Vec<G1Affine>> {
     let ctx = ctx(layout)?;
     let repr = FieldRepr::new(layout);
     let out = pollster::block_on(ctx.curve_op(op, a, b)).unwrap();
@@ -86,9 +81,7 @@ fn run(
 
 fn random_points(seed: u64, n: usize) -> Vec<G1Affine> {
     let mut r = rng(seed);
-    (0..n)
-        .map(|_| G1Projective::rand(&mut r).into_affine())
-        .collect()
+    (0..n).map(|_| G1Projective::rand(&mut r).into_affine()).collect()
 }
 
 #[test]
@@ -150,9 +143,7 @@ fn xyzz_formulas_and_special_cases() {
         let dbl = run(layout, CurveOp::XyzzDouble, &a, &b).unwrap();
         let neg = run(layout, CurveOp::XyzzNeg, &a, &b).unwrap();
         // mixed addition takes a non-identity affine operand
-        let mixed: Vec<usize> = (0..cases.len())
-            .filter(|&i| !cases[i].1.is_zero())
-            .collect();
+        let mixed: Vec<usize> = (0..cases.len()).filter(|&i| !cases[i].1.is_zero()).collect();
         let ma: Vec<PointWords> = mixed.iter().map(|&i| a[i]).collect();
         let mb: Vec<PointWords> = mixed.iter().map(|&i| b_aff[i]).collect();
         let madd = run(layout, CurveOp::XyzzAddAffine, &ma, &mb).unwrap();

@@ -113,17 +113,8 @@ fn montgomery_conversions() {
         for i in 0..raw.len() {
             let bytes: Vec<u8> = raw[i].iter().flat_map(|w| w.to_le_bytes()).collect();
             let want = Fq::from_le_bytes_mod_order(&bytes);
-            assert_eq!(
-                repr.from_gpu(&mont[i]),
-                Some(want),
-                "{layout} to_mont {:x?}",
-                raw[i]
-            );
-            assert_eq!(
-                back[i],
-                bigint_to_words(&want.into_bigint()),
-                "{layout} from_mont"
-            );
+            assert_eq!(repr.from_gpu(&mont[i]), Some(want), "{layout} to_mont {:x?}", raw[i]);
+            assert_eq!(back[i], bigint_to_words(&want.into_bigint()), "{layout} from_mont");
         }
     }
 }

@@ -41,15 +41,7 @@ fn probe_detects_the_cap() {
         assert_eq!(*h, lcg_reference(*s, LONGEST_TEST_CHAIN + 1000));
     }
     let over = pollster::block_on(ctx.loop_probe(&seeds, 200_000)).unwrap();
-    let exact = seeds
-        .iter()
-        .zip(&over)
-        .all(|(s, h)| *h == lcg_reference(*s, 200_000));
+    let exact = seeds.iter().zip(&over).all(|(s, h)| *h == lcg_reference(*s, 200_000));
     // On lavapipe the probe must see the cap; elsewhere it must see no cap.
-    assert_eq!(
-        !exact,
-        ctx.has_loop_cap(),
-        "adapter {:?}",
-        ctx.adapter_info().name
-    );
+    assert_eq!(!exact, ctx.has_loop_cap(), "adapter {:?}", ctx.adapter_info().name);
 }

@@ -224,9 +224,17 @@ impl Gen<'_> {
         s.push_str("fn fq_add(a: Fq, b: Fq) -> Fq {\n    var c = 0u;\n");
         for i in 0..n {
             if self.w == 32 {
-                writeln!(s, "    let x{i} = u64(a[{i}]) + u64(b[{i}]) + u64(c); let s{i} = u32(x{i}); c = u32(x{i} >> 32u);").unwrap();
+                writeln!(
+                    s,
+                    "    let x{i} = u64(a[{i}]) + u64(b[{i}]) + u64(c); let s{i} = u32(x{i}); c = u32(x{i} >> 32u);"
+                )
+                .unwrap();
             } else {
-                writeln!(s, "    let x{i} = a[{i}] + b[{i}] + c; let s{i} = x{i} & FQ_MASK; c = x{i} >> FQ_LIMB_BITS;").unwrap();
+                writeln!(
+                    s,
+                    "    let x{i} = a[{i}] + b[{i}] + c; let s{i} = x{i} & FQ_MASK; c = x{i} >> FQ_LIMB_BITS;"
+                )
+                .unwrap();
             }
         }
         // p < 2^(WN - 2), so a + b < 2p never carries out of the top limb.
@@ -238,15 +246,27 @@ impl Gen<'_> {
             if self.w == 32 {
                 writeln!(s, "    {{ let x = u64(a[{i}]) - u64(b[{i}]) - u64(borrow); d[{i}] = u32(x); borrow = u32(x >> 63u); }}").unwrap();
             } else {
-                writeln!(s, "    {{ let x = a[{i}] - b[{i}] - borrow; d[{i}] = x & FQ_MASK; borrow = x >> 31u; }}").unwrap();
+                writeln!(
+                    s,
+                    "    {{ let x = a[{i}] - b[{i}] - borrow; d[{i}] = x & FQ_MASK; borrow = x >> 31u; }}"
+                )
+                .unwrap();
             }
         }
         s.push_str("    let pm = 0u - borrow;\n    var c = 0u;\n");
         for (i, pi) in self.c.p.iter().enumerate() {
             if self.w == 32 {
-                writeln!(s, "    {{ let x = u64(d[{i}]) + u64({pi:#x}u & pm) + u64(c); d[{i}] = u32(x); c = u32(x >> 32u); }}").unwrap();
+                writeln!(
+                    s,
+                    "    {{ let x = u64(d[{i}]) + u64({pi:#x}u & pm) + u64(c); d[{i}] = u32(x); c = u32(x >> 32u); }}"
+                )
+                .unwrap();
             } else {
-                writeln!(s, "    {{ let x = d[{i}] + ({pi:#x}u & pm) + c; d[{i}] = x & FQ_MASK; c = x >> FQ_LIMB_BITS; }}").unwrap();
+                writeln!(
+                    s,
+                    "    {{ let x = d[{i}] + ({pi:#x}u & pm) + c; d[{i}] = x & FQ_MASK; c = x >> FQ_LIMB_BITS; }}"
+                )
+                .unwrap();
             }
         }
         s.push_str("    return d;\n}\n\n");
@@ -258,9 +278,7 @@ impl Gen<'_> {
     fn mul_lazy(&self, s: &mut String) {
         let (w, n) = (self.w, self.n);
         let p = &self.c.p;
-        s.push_str(
-            "// Lazy Montgomery product: a * b / R mod p.\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n",
-        );
+        s.push_str("// Lazy Montgomery product: a * b / R mod p.\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n");
         for k in 0..2 * n {
             writeln!(s, "    var c{k} = 0u;").unwrap();
         }
@@ -293,27 +311,27 @@ impl Gen<'_> {
     fn mul_cios(&self, s: &mut String, wide: bool) {
         let (w, n) = (self.w, self.n);
         let p = &self.c.p;
-        s.push_str(
-            "// CIOS Montgomery product: a * b / R mod p.\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n",
-        );
+        s.push_str("// CIOS Montgomery product: a * b / R mod p.\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n");
         for j in 0..n {
             writeln!(s, "    var t{j} = 0u;").unwrap();
         }
         s.push_str("    var A: u32;\n    var C: u32;\n    var m: u32;\n");
         // One "multiply-accumulate with carry": (hi, lo) = x + y * z + carry.
-        let mac = |s: &mut String,
-                   dst: &str,
-                   acc: &str,
-                   y: &str,
-                   z: &str,
-                   carry: Option<&str>,
-                   hi: &str| {
+        let mac = |s: &mut String, dst: &str, acc: &str, y: &str, z: &str, carry: Option<&str>, hi: &str| {
             if wide {
                 let cr = carry.map(|c| format!(" + u64({c})")).unwrap_or_default();
-                writeln!(s, "    {{ let x = u64({acc}) + u64({y}) * u64({z}){cr}; {dst} = u32(x); {hi} = u32(x >> 32u); }}").unwrap();
+                writeln!(
+                    s,
+                    "    {{ let x = u64({acc}) + u64({y}) * u64({z}){cr}; {dst} = u32(x); {hi} = u32(x >> 32u); }}"
+                )
+                .unwrap();
             } else {
                 let cr = carry.map(|c| format!(" + {c}")).unwrap_or_default();
-                writeln!(s, "    {{ let x = {acc} + {y} * {z}{cr}; {dst} = x & FQ_MASK; {hi} = x >> {w}u; }}").unwrap();
+                writeln!(
+                    s,
+                    "    {{ let x = {acc} + {y} * {z}{cr}; {dst} = x & FQ_MASK; {hi} = x >> {w}u; }}"
+                )
+                .unwrap();
             }
         };
         for i in 0..n {
@@ -338,15 +356,7 @@ impl Gen<'_> {
                     "A",
                 );
                 let pj = format!("{pj:#x}u");
-                mac(
-                    s,
-                    &format!("t{}", j - 1),
-                    &format!("t{j}"),
-                    "m",
-                    &pj,
-                    Some("C"),
-                    "C",
-                );
+                mac(s, &format!("t{}", j - 1), &format!("t{j}"), "m", &pj, Some("C"), "C");
             }
             writeln!(s, "    t{} = C + A;\n    }}", n - 1).unwrap();
         }

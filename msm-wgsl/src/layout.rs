@@ -24,11 +24,7 @@ pub enum FieldLayout {
 
 impl FieldLayout {
     /// Every layout, portable ones first.
-    pub const ALL: [FieldLayout; 3] = [
-        FieldLayout::Limbs13x20,
-        FieldLayout::Limbs16x16,
-        FieldLayout::Limbs32x8,
-    ];
+    pub const ALL: [FieldLayout; 3] = [FieldLayout::Limbs13x20, FieldLayout::Limbs16x16, FieldLayout::Limbs32x8];
 
     /// Bits per limb (W).
     pub const fn limb_bits(self) -> u32 {
@@ -128,10 +124,7 @@ impl FieldConstants {
         }
         let n0 = ((two_w - inv) % two_w) as u32;
         let e = &p - 2u8;
-        let inv_windows = (0..64)
-            .rev()
-            .map(|i| to_limbs(&(&e >> (4 * i)), 4, 1)[0])
-            .collect();
+        let inv_windows = (0..64).rev().map(|i| to_limbs(&(&e >> (4 * i)), 4, 1)[0]).collect();
         FieldConstants {
             layout,
             p: to_limbs(&p, w, n),
@@ -149,9 +142,7 @@ mod tests {
     use ark_ff::Field;
 
     fn from_limbs(l: &[u32], bits: u32) -> BigUint {
-        l.iter()
-            .rev()
-            .fold(BigUint::from(0u8), |acc, &x| (acc << bits) + x)
+        l.iter().rev().fold(BigUint::from(0u8), |acc, &x| (acc << bits) + x)
     }
 
     #[test]

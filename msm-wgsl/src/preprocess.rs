@@ -8,11 +8,7 @@ use std::collections::HashSet;
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PreprocessError {
     #[error("{file}:{line}: unknown module `{module}` in #import")]
-    UnknownModule {
-        file: String,
-        line: usize,
-        module: String,
-    },
+    UnknownModule { file: String, line: usize, module: String },
     #[error("{file}:{line}: `{directive}` without a matching #ifdef/#ifndef")]
     Unbalanced {
         file: String,
@@ -28,11 +24,7 @@ pub enum PreprocessError {
         directive: String,
     },
     #[error("{file}:{line}: #import cycle through `{module}`")]
-    ImportCycle {
-        file: String,
-        line: usize,
-        module: String,
-    },
+    ImportCycle { file: String, line: usize, module: String },
 }
 
 /// Resolves a module name to its source text.
@@ -51,15 +43,7 @@ pub fn preprocess(
     let mut out = String::new();
     let mut included = HashSet::new();
     let mut stack = vec![name.to_string()];
-    expand(
-        name,
-        root,
-        modules,
-        defines,
-        &mut included,
-        &mut stack,
-        &mut out,
-    )?;
+    expand(name, root, modules, defines, &mut included, &mut stack, &mut out)?;
     Ok(out)
 }
 
@@ -119,13 +103,11 @@ fn expand(
                 if !included.insert(arg.to_string()) {
                     continue;
                 }
-                let src = modules
-                    .module(arg)
-                    .ok_or_else(|| PreprocessError::UnknownModule {
-                        file: file.into(),
-                        line,
-                        module: arg.into(),
-                    })?;
+                let src = modules.module(arg).ok_or_else(|| PreprocessError::UnknownModule {
+                    file: file.into(),
+                    line,
+                    module: arg.into(),
+                })?;
                 stack.push(arg.to_string());
                 expand(arg, &src, modules, defines, included, stack, out)?;
                 stack.pop();
@@ -158,11 +140,7 @@ mod tests {
         }
     }
 
-    fn run(
-        root: &str,
-        mods: &[(&'static str, &'static str)],
-        defs: &[&str],
-    ) -> Result<String, PreprocessError> {
+    fn run(root: &str, mods: &[(&'static str, &'static str)], defs: &[&str]) -> Result<String, PreprocessError> {
         let m = Map(mods.iter().copied().collect());
         preprocess("root", root, &m, &defs.iter().copied().collect())
     }
@@ -211,11 +189,7 @@ mod tests {
             Err(PreprocessError::UnknownDirective { .. })
         ));
         assert!(matches!(
-            run(
-                "#import a\n",
-                &[("a", "#import b\n"), ("b", "#import a\n")],
-                &[]
-            ),
+            run("#import a\n", &[("a", "#import b\n"), ("b", "#import a\n")], &[]),
             Err(PreprocessError::ImportCycle { .. })
         ));
     }

@@ -9,19 +9,35 @@ use crate::layout::FieldLayout;
 use crate::preprocess::{preprocess, ModuleSource, PreprocessError};
 
 /// Shared modules, importable with `#import <name>`.
-struct Modules {
-    field: String,
+struct Modules<'a> {
+    field: &'a str,
+    walker_config: String,
 }
 
-impl ModuleSource for Modules {
+impl ModuleSource for Modules<'_> {
     fn module(&self, name: &str) -> Option<Cow<'_, str>> {
         Some(match name {
-            "field" => Cow::Borrowed(self.field.as_str()),
+            "field" => Cow::Borrowed(self.field),
+            "walker_config" => Cow::Borrowed(self.walker_config.as_str()),
             "curve" => Cow::Borrowed(include_str!("../shaders/shared/curve.wgsl")),
             "config" => Cow::Borrowed(include_str!("../shaders/shared/config.wgsl")),
             _ => return None,
         })
     }
+}
+
+/// The compile-time shape of the stream walker: what changes types or code
+/// structure (TPB is a pipeline override instead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WalkerVariant {
+    /// Slots per thread (S): the batch size of the shared inversion.
+    pub slots: u32,
+    /// `pref_scratch` in workgroup memory (else private).
+    pub pref_workgroup: bool,
+    /// Keep each slot's denominator for the inverse pass instead of re-gathering.
+    pub cache_dx: bool,
+    /// Fuse the inverse and peel passes.
+    pub fused: bool,
 }
 
 /// One shader of the library.
@@ -35,14 +51,26 @@ pub enum ShaderId {
     FieldBench,
     /// A counted loop that reveals a driver's loop-iteration cap.
     LoopProbe,
+    /// Pass 1: digits, histogram, scan, scatter (entry points `histogram`, `scan`, `scatter`).
+    Preprocess,
+    /// Pass 2: batch-affine bucket accumulation.
+    StreamWalker(WalkerVariant),
+    /// Pass 3: joins split buckets.
+    WalkerCombine,
+    /// Pass 4: window sums (entry points `segments`, `windows`).
+    Reduce,
 }
 
 impl ShaderId {
-    pub const ALL: [ShaderId; 4] = [
+    /// Every shader without variants.
+    pub const FIXED: [ShaderId; 7] = [
         ShaderId::FieldOps,
         ShaderId::CurveOps,
         ShaderId::FieldBench,
         ShaderId::LoopProbe,
+        ShaderId::Preprocess,
+        ShaderId::WalkerCombine,
+        ShaderId::Reduce,
     ];
 
     /// Label for GPU objects and error messages.
@@ -52,6 +80,10 @@ impl ShaderId {
             ShaderId::CurveOps => "curve_ops",
             ShaderId::FieldBench => "field_bench",
             ShaderId::LoopProbe => "loop_probe",
+            ShaderId::Preprocess => "preprocess",
+            ShaderId::StreamWalker(_) => "stream_walker",
+            ShaderId::WalkerCombine => "walker_combine",
+            ShaderId::Reduce => "reduce",
         }
     }
 
@@ -61,32 +93,32 @@ impl ShaderId {
             ShaderId::CurveOps => include_str!("../shaders/tests/curve_ops.wgsl"),
             ShaderId::FieldBench => include_str!("../shaders/tests/field_bench.wgsl"),
             ShaderId::LoopProbe => include_str!("../shaders/tests/loop_probe.wgsl"),
+            ShaderId::Preprocess => include_str!("../shaders/preprocess.wgsl"),
+            ShaderId::StreamWalker(_) => include_str!("../shaders/stream_walker.wgsl"),
+            ShaderId::WalkerCombine => include_str!("../shaders/walker_combine.wgsl"),
+            ShaderId::Reduce => include_str!("../shaders/reduce.wgsl"),
         }
     }
 }
 
-/// Every shader, expanded to plain WGSL for one field layout.
+/// Every shader, expandable to plain WGSL for one field layout.
 #[derive(Clone, Debug)]
 pub struct ShaderLibrary {
     layout: FieldLayout,
-    sources: Vec<String>,
+    field: String,
 }
 
 impl ShaderLibrary {
-    /// Preprocesses every shader for `layout`.
+    /// The library for `layout` (generates its field module).
     pub fn new(layout: FieldLayout) -> Result<Self, PreprocessError> {
-        let modules = Modules {
+        let lib = ShaderLibrary {
+            layout,
             field: field_module(layout),
         };
-        let mut defines = HashSet::new();
-        if layout.needs_int64() {
-            defines.insert("FIELD_INT64");
+        for id in ShaderId::FIXED {
+            lib.source(id)?;
         }
-        let sources = ShaderId::ALL
-            .iter()
-            .map(|id| preprocess(id.label(), id.root(), &modules, &defines))
-            .collect::<Result<_, _>>()?;
-        Ok(ShaderLibrary { layout, sources })
+        Ok(lib)
     }
 
     pub fn layout(&self) -> FieldLayout {
@@ -94,11 +126,28 @@ impl ShaderLibrary {
     }
 
     /// The plain WGSL of one shader.
-    pub fn source(&self, id: ShaderId) -> &str {
-        let idx = ShaderId::ALL
-            .iter()
-            .position(|x| *x == id)
-            .expect("every id is in ALL");
-        &self.sources[idx]
+    pub fn source(&self, id: ShaderId) -> Result<String, PreprocessError> {
+        let mut defines = HashSet::new();
+        if self.layout.needs_int64() {
+            defines.insert("FIELD_INT64");
+        }
+        let mut walker_config = String::new();
+        if let ShaderId::StreamWalker(v) = id {
+            walker_config = format!("// slots per walker thread\nconst S: u32 = {}u;\n", v.slots);
+            for (on, name) in [
+                (v.pref_workgroup, "PREF_WORKGROUP"),
+                (v.cache_dx, "CACHE_DX"),
+                (v.fused, "FUSED"),
+            ] {
+                if on {
+                    defines.insert(name);
+                }
+            }
+        }
+        let modules = Modules {
+            field: &self.field,
+            walker_config,
+        };
+        preprocess(id.label(), id.root(), &modules, &defines)
     }
 }

@@ -1,6 +1,7 @@
-//! Every shader of every layout parses and validates with naga; portable layouts
-//! validate without 64-bit integers.
+//! Every shader of every layout (and every walker variant) parses and validates
+//! with naga; portable layouts validate without 64-bit integers.
 
+use msm_wgsl::registry::WalkerVariant;
 use msm_wgsl::{FieldLayout, ShaderId, ShaderLibrary};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
@@ -12,6 +13,25 @@ fn validate(src: &str, caps: Capabilities) -> Result<(), String> {
         .map_err(|e| format!("{e:?}"))
 }
 
+fn walker_variants() -> Vec<WalkerVariant> {
+    let mut v = Vec::new();
+    for slots in [1, 2, 4, 8, 16] {
+        for pref_workgroup in [false, true] {
+            for cache_dx in [false, true] {
+                for fused in [false, true] {
+                    v.push(WalkerVariant {
+                        slots,
+                        pref_workgroup,
+                        cache_dx,
+                        fused,
+                    });
+                }
+            }
+        }
+    }
+    v
+}
+
 #[test]
 fn every_shader_validates_for_every_layout() {
     for layout in FieldLayout::ALL {
@@ -21,9 +41,12 @@ fn every_shader_validates_for_every_layout() {
         } else {
             Capabilities::empty()
         };
-        for id in ShaderId::ALL {
-            if let Err(e) = validate(lib.source(id), caps) {
-                panic!("{} ({layout}) failed to validate:\n{e}", id.label());
+        let ids = ShaderId::FIXED
+            .into_iter()
+            .chain(walker_variants().into_iter().map(ShaderId::StreamWalker));
+        for id in ids {
+            if let Err(e) = validate(&lib.source(id).unwrap(), caps) {
+                panic!("{id:?} ({layout}) failed to validate:\n{e}");
             }
         }
     }
@@ -32,5 +55,5 @@ fn every_shader_validates_for_every_layout() {
 #[test]
 fn wide_layout_really_needs_int64() {
     let lib = ShaderLibrary::new(FieldLayout::Limbs32x8).unwrap();
-    assert!(validate(lib.source(ShaderId::FieldOps), Capabilities::empty()).is_err());
+    assert!(validate(&lib.source(ShaderId::FieldOps).unwrap(), Capabilities::empty()).is_err());
 }

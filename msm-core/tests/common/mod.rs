@@ -14,8 +14,7 @@ use rand_chacha::ChaCha20Rng;
 /// adapter cannot run the layout (64-bit integers missing); a missing adapter
 /// is a test failure.
 pub fn ctx(layout: FieldLayout) -> Option<&'static GpuContext> {
-    static CTXS: OnceLock<Mutex<HashMap<FieldLayout, Option<&'static GpuContext>>>> =
-        OnceLock::new();
+    static CTXS: OnceLock<Mutex<HashMap<FieldLayout, Option<&'static GpuContext>>>> = OnceLock::new();
     let mut map = CTXS.get_or_init(Default::default).lock().unwrap();
     *map.entry(layout).or_insert_with(|| {
         let opts = ContextOptions {

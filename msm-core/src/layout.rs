@@ -1,0 +1,67 @@
+//! Host twins of the structs the shaders share (`shaders/shared/config.wgsl`).
+//! Keep in sync; the tests assert sizes.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::config::Plan;
+
+/// Twin of WGSL `MsmParams` (uniform).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct MsmParams {
+    pub n: u32,
+    pub c: u32,
+    pub windows: u32,
+    pub buckets: u32,
+    pub tasks: u32,
+    pub segments: u32,
+    pub _pad: [u32; 2],
+}
+
+impl From<&Plan> for MsmParams {
+    fn from(p: &Plan) -> Self {
+        MsmParams {
+            n: p.n,
+            c: p.c,
+            windows: p.windows,
+            buckets: p.buckets,
+            tasks: p.tasks,
+            segments: p.segments,
+            _pad: [0; 2],
+        }
+    }
+}
+
+/// Twin of WGSL `PointRecord`: an affine point (packed Montgomery words) with
+/// its bucket; a final bucket sum or a walker partial.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct PointRecord {
+    pub x: [u32; 8],
+    pub y: [u32; 8],
+    pub valid: u32,
+    pub bucket: u32,
+    pub through: u32,
+    pub _pad: u32,
+}
+
+pub const POINT_RECORD_BYTES: usize = std::mem::size_of::<PointRecord>();
+/// Twin of WGSL `SIGN_BIT`.
+pub const SIGN_BIT: u32 = 0x8000_0000;
+/// Twin of WGSL `NO_BUCKET`.
+pub const NO_BUCKET: u32 = u32::MAX;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_match_wgsl() {
+        // MsmParams: 8 u32; PointRecord: 2 x 8 words + 4 u32.
+        assert_eq!(std::mem::size_of::<MsmParams>(), 32);
+        assert_eq!(POINT_RECORD_BYTES, 80);
+        let cfg = include_str!("../../msm-wgsl/shaders/shared/config.wgsl");
+        assert!(cfg.contains("const SIGN_BIT: u32 = 0x80000000u;"));
+        assert!(cfg.contains("const NO_BUCKET: u32 = 0xffffffffu;"));
+    }
+}

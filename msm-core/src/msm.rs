@@ -1,0 +1,482 @@
+//! The MSM pipeline on the GPU: preprocess -> stream_walker -> walker_combine
+//! -> reduce, then the host's Horner step over the window sums.
+
+use ark_bn254::{Fq, Fr, G1Affine, G1Projective};
+use ark_ff::{Field, Zero};
+use msm_wgsl::ShaderId;
+
+use crate::bases::Bases;
+use crate::config::{AdapterBounds, MsmConfig, Plan};
+use crate::cpu;
+use crate::error::MsmError;
+use crate::gpu::GpuContext;
+use crate::layout::{MsmParams, PointRecord, POINT_RECORD_BYTES};
+use crate::repr::{FieldRepr, Words};
+
+/// The four passes, in order.
+pub const PASSES: [&str; 4] = ["preprocess", "stream_walker", "walker_combine", "reduce"];
+
+/// Where the time of one MSM went.
+#[derive(Clone, Debug, Default)]
+pub struct MsmTimings {
+    /// GPU time per pass in ms (order of [`PASSES`]), from timestamp queries;
+    /// `None` when the context has no timestamps or timing was off.
+    pub gpu_pass_ms: Option<[f64; 4]>,
+    /// Host: scalar conversion and upload (wall clock, ms).
+    pub upload_ms: f64,
+    /// Host: submit until the window sums are read back (wall clock, ms).
+    pub gpu_wall_ms: f64,
+    /// Host: Horner over the window sums (wall clock, ms).
+    pub host_combine_ms: f64,
+}
+
+/// One MSM's result with its plan and timings.
+#[derive(Clone, Debug)]
+pub struct MsmRun {
+    pub result: G1Projective,
+    pub plan: Option<Plan>,
+    pub timings: MsmTimings,
+}
+
+/// Every intermediate buffer, read back after each pass (for per-pass tests).
+#[derive(Clone, Debug)]
+pub struct MsmStages {
+    pub plan: Plan,
+    pub counts: Vec<u32>,
+    pub offsets: Vec<u32>,
+    pub l0_index: Vec<u32>,
+    pub l0_bucket: Vec<u32>,
+    /// bucket_sums after stream_walker (before walker_combine)
+    pub walker_sums: Vec<PointRecord>,
+    pub partials: Vec<PointRecord>,
+    /// bucket_sums after walker_combine
+    pub bucket_sums: Vec<PointRecord>,
+    pub window_sums: Vec<G1Projective>,
+    pub result: G1Projective,
+}
+
+/// Per-MSM scratch buffers of one plan.
+pub(crate) struct Scratch {
+    plan: Plan,
+    params: wgpu::Buffer,
+    scalars: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    offsets: wgpu::Buffer,
+    cursor: wgpu::Buffer,
+    l0_index: wgpu::Buffer,
+    l0_bucket: wgpu::Buffer,
+    bucket_sums: wgpu::Buffer,
+    partials: wgpu::Buffer,
+    segment_sums: wgpu::Buffer,
+    window_sums: wgpu::Buffer,
+}
+
+struct Pipelines {
+    histogram: wgpu::ComputePipeline,
+    scan: wgpu::ComputePipeline,
+    scatter: wgpu::ComputePipeline,
+    walker: wgpu::ComputePipeline,
+    combine: wgpu::ComputePipeline,
+    segments: wgpu::ComputePipeline,
+    windows: wgpu::ComputePipeline,
+}
+
+const POINTS_PER_GROUP: u32 = 64;
+
+impl GpuContext {
+    fn bounds(&self) -> AdapterBounds {
+        AdapterBounds::from_limits(&self.device.limits(), self.has_loop_cap())
+    }
+
+    /// Checks `config` against this adapter and returns the plan for `n` points.
+    pub fn plan(&self, n: usize, config: &MsmConfig) -> Result<Plan, MsmError> {
+        config.plan(n, &self.bounds())
+    }
+
+    async fn pipelines(&self, config: &MsmConfig) -> Result<Pipelines, MsmError> {
+        let walker = ShaderId::StreamWalker(config.walker_variant());
+        Ok(Pipelines {
+            histogram: self.pipeline(ShaderId::Preprocess, "histogram", &[]).await?,
+            scan: self.pipeline(ShaderId::Preprocess, "scan", &[]).await?,
+            scatter: self.pipeline(ShaderId::Preprocess, "scatter", &[]).await?,
+            walker: self
+                .pipeline(walker, "main", &[("TPB", config.walker_tpb as f64)])
+                .await?,
+            combine: self.pipeline(ShaderId::WalkerCombine, "main", &[]).await?,
+            segments: self.pipeline(ShaderId::Reduce, "segments", &[]).await?,
+            windows: self.pipeline(ShaderId::Reduce, "windows", &[]).await?,
+        })
+    }
+
+    fn scratch(&self, plan: &Plan) -> Scratch {
+        let buf = |label: &str, bytes: u64, usage: wgpu::BufferUsages| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes.max(16),
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let st = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        let tb = plan.total_buckets();
+        let rec = POINT_RECORD_BYTES as u64;
+        Scratch {
+            plan: *plan,
+            params: buf("params", 32, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST),
+            scalars: buf("scalars", plan.n as u64 * 32, st),
+            counts: buf("preprocess.counts", tb * 4, st),
+            offsets: buf("preprocess.offsets", (tb + 1) * 4, st),
+            cursor: buf("preprocess.cursor", tb * 4, st),
+            l0_index: buf("preprocess.l0_index", plan.max_entries() * 4, st),
+            l0_bucket: buf("preprocess.l0_bucket", plan.max_entries() * 4, st),
+            bucket_sums: buf("bucket_sums", tb * rec, st),
+            partials: buf("stream_walker.partials", 2 * plan.tasks as u64 * rec, st),
+            segment_sums: buf(
+                "reduce.segment_sums",
+                plan.windows as u64 * plan.segments as u64 * 128,
+                st,
+            ),
+            window_sums: buf("reduce.window_sums", plan.windows as u64 * 128, st),
+        }
+    }
+
+    /// Scratch buffers for `plan`, reused from the previous call when its plan
+    /// was the same.
+    fn take_scratch(&self, plan: &Plan) -> Scratch {
+        match self.scratch.lock().unwrap().take() {
+            Some(s) if s.plan == *plan => s,
+            _ => self.scratch(plan),
+        }
+    }
+
+    fn upload_scalars(&self, s: &Scratch, plan: &Plan, scalars: &[Fr]) {
+        let words: Vec<u32> = scalars.iter().flat_map(|x| cpu::scalar_words(x)).collect();
+        self.queue.write_buffer(&s.scalars, 0, bytemuck::cast_slice(&words));
+        self.queue
+            .write_buffer(&s.params, 0, bytemuck::bytes_of(&MsmParams::from(plan)));
+    }
+
+    /// Records pass `pass` (index into [`PASSES`]).
+    fn encode_pass(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        p: &Pipelines,
+        s: &Scratch,
+        b: &Bases,
+        pass: usize,
+        ts: Option<&wgpu::QuerySet>,
+        cfg: &MsmConfig,
+    ) {
+        let plan = &s.plan;
+        if pass == 0 {
+            enc.clear_buffer(&s.counts, 0, None);
+        }
+        let timestamp_writes = ts.map(|q| wgpu::ComputePassTimestampWrites {
+            query_set: q,
+            beginning_of_pass_write_index: Some(2 * pass as u32),
+            end_of_pass_write_index: Some(2 * pass as u32 + 1),
+        });
+        let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(PASSES[pass]),
+            timestamp_writes,
+        });
+        let point_groups = self.grid(plan.n.div_ceil(POINTS_PER_GROUP));
+        match pass {
+            0 => {
+                self.dispatch_in(
+                    &mut cp,
+                    "histogram",
+                    &p.histogram,
+                    &[(0, &s.params), (1, &s.scalars), (2, &b.flags), (3, &s.counts)],
+                    point_groups,
+                );
+                self.dispatch_in(
+                    &mut cp,
+                    "scan",
+                    &p.scan,
+                    &[(0, &s.params), (3, &s.counts), (4, &s.offsets), (5, &s.cursor)],
+                    (1, 1),
+                );
+                self.dispatch_in(
+                    &mut cp,
+                    "scatter",
+                    &p.scatter,
+                    &[
+                        (0, &s.params),
+                        (1, &s.scalars),
+                        (2, &b.flags),
+                        (5, &s.cursor),
+                        (6, &s.l0_index),
+                        (7, &s.l0_bucket),
+                    ],
+                    point_groups,
+                );
+            }
+            1 => {
+                let groups = self.grid(plan.threads.div_ceil(cfg.walker_tpb));
+                self.dispatch_in(
+                    &mut cp,
+                    "stream_walker",
+                    &p.walker,
+                    &[
+                        (0, &s.params),
+                        (1, &b.x),
+                        (2, &b.y),
+                        (3, &s.offsets),
+                        (4, &s.l0_index),
+                        (5, &s.l0_bucket),
+                        (6, &s.bucket_sums),
+                        (7, &s.partials),
+                    ],
+                    groups,
+                );
+            }
+            2 => {
+                let groups = self.grid(plan.tasks.div_ceil(64));
+                self.dispatch_in(
+                    &mut cp,
+                    "walker_combine",
+                    &p.combine,
+                    &[(0, &s.params), (1, &s.partials), (2, &s.bucket_sums)],
+                    groups,
+                );
+            }
+            _ => {
+                let groups = self.grid((plan.windows * plan.segments).div_ceil(64));
+                self.dispatch_in(
+                    &mut cp,
+                    "reduce.segments",
+                    &p.segments,
+                    &[
+                        (0, &s.params),
+                        (1, &s.counts),
+                        (2, &s.bucket_sums),
+                        (3, &s.segment_sums),
+                    ],
+                    groups,
+                );
+                self.dispatch_in(
+                    &mut cp,
+                    "reduce.windows",
+                    &p.windows,
+                    &[(0, &s.params), (3, &s.segment_sums), (4, &s.window_sums)],
+                    (plan.windows, 1),
+                );
+            }
+        }
+    }
+
+    /// Reads the window sums and finishes on the host.
+    async fn finish(&self, s: &Scratch) -> Result<Vec<G1Projective>, MsmError> {
+        let words = self.read_words(&s.window_sums, s.plan.windows as usize * 32).await?;
+        let repr = FieldRepr::new(self.field_layout());
+        words.chunks_exact(32).map(|w| xyzz_to_projective(&repr, w)).collect()
+    }
+
+    /// The MSM of `bases` and `scalars` with `config`, with its plan and timings.
+    pub async fn msm_with(&self, bases: &Bases, scalars: &[Fr], config: &MsmConfig) -> Result<MsmRun, MsmError> {
+        if bases.len() != scalars.len() {
+            return Err(MsmError::LengthMismatch {
+                bases: bases.len(),
+                scalars: scalars.len(),
+            });
+        }
+        if bases.layout != self.field_layout() {
+            return Err(MsmError::InvalidConfig(
+                "these bases were uploaded by a context of another field layout".into(),
+            ));
+        }
+        if scalars.is_empty() {
+            return Ok(MsmRun {
+                result: G1Projective::zero(),
+                plan: None,
+                timings: MsmTimings::default(),
+            });
+        }
+        let plan = self.plan(scalars.len(), config)?;
+        let pipelines = self.pipelines(config).await?;
+        let t0 = web_time::Instant::now();
+        let scratch = self.take_scratch(&plan);
+        self.upload_scalars(&scratch, &plan, scalars);
+        let upload_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let timing = config.timing && self.has_timestamps();
+        let queries = timing.then(|| {
+            self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("pass timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 8,
+            })
+        });
+        let t1 = web_time::Instant::now();
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
+        for pass in 0..4 {
+            self.encode_pass(&mut enc, &pipelines, &scratch, bases, pass, queries.as_ref(), config);
+        }
+        let resolved = queries.as_ref().map(|q| {
+            let buf = self.storage_out("timestamps", 16);
+            let dst = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps.resolve"),
+                size: 64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            enc.resolve_query_set(q, 0..8, &dst, 0);
+            enc.copy_buffer_to_buffer(&dst, 0, &buf, 0, 64);
+            buf
+        });
+        self.queue.submit([enc.finish()]);
+        let window_sums = self.finish(&scratch).await;
+        let gpu_wall_ms = t1.elapsed().as_secs_f64() * 1e3;
+        let gpu_pass_ms = match resolved {
+            Some(buf) => {
+                let words = self.read_words(&buf, 16).await?;
+                let ticks: Vec<u64> = words
+                    .chunks_exact(2)
+                    .map(|w| w[0] as u64 | (w[1] as u64) << 32)
+                    .collect();
+                let period = self.queue.get_timestamp_period() as f64;
+                Some(std::array::from_fn(|i| {
+                    ticks[2 * i + 1].saturating_sub(ticks[2 * i]) as f64 * period / 1e6
+                }))
+            }
+            None => None,
+        };
+        *self.scratch.lock().unwrap() = Some(scratch);
+        let window_sums = window_sums?;
+        let t2 = web_time::Instant::now();
+        let result = cpu::combine_windows(&window_sums, plan.c);
+        let host_combine_ms = t2.elapsed().as_secs_f64() * 1e3;
+        Ok(MsmRun {
+            result,
+            plan: Some(plan),
+            timings: MsmTimings {
+                gpu_pass_ms,
+                upload_ms,
+                gpu_wall_ms,
+                host_combine_ms,
+            },
+        })
+    }
+
+    /// The MSM of resident `bases` and `scalars` with the context's config.
+    pub async fn msm(&self, bases: &Bases, scalars: &[Fr]) -> Result<G1Projective, MsmError> {
+        Ok(self.msm_with(bases, scalars, &self.config).await?.result)
+    }
+
+    /// Blocking [`GpuContext::msm`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_blocking(&self, bases: &Bases, scalars: &[Fr]) -> Result<G1Projective, MsmError> {
+        pollster::block_on(self.msm(bases, scalars))
+    }
+
+    /// Blocking [`GpuContext::msm_with`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_blocking_with(&self, bases: &Bases, scalars: &[Fr], config: &MsmConfig) -> Result<MsmRun, MsmError> {
+        pollster::block_on(self.msm_with(bases, scalars, config))
+    }
+
+    /// Uploads `points` and computes one MSM (for one-off use; keep [`Bases`]
+    /// to run many MSMs against the same points).
+    pub async fn msm_once(&self, points: &[G1Affine], scalars: &[Fr]) -> Result<G1Projective, MsmError> {
+        if points.len() != scalars.len() {
+            return Err(MsmError::LengthMismatch {
+                bases: points.len(),
+                scalars: scalars.len(),
+            });
+        }
+        let bases = self.upload_bases(points);
+        self.msm(&bases, scalars).await
+    }
+
+    /// Runs the passes one at a time and reads every intermediate buffer back
+    /// (slow; for per-pass tests against the CPU twins).
+    pub async fn msm_stages(&self, bases: &Bases, scalars: &[Fr], config: &MsmConfig) -> Result<MsmStages, MsmError> {
+        let plan = self.plan(scalars.len().max(1), config)?;
+        if scalars.is_empty() || bases.len() != scalars.len() {
+            return Err(MsmError::LengthMismatch {
+                bases: bases.len(),
+                scalars: scalars.len(),
+            });
+        }
+        let p = self.pipelines(config).await?;
+        let s = self.scratch(&plan);
+        self.upload_scalars(&s, &plan, scalars);
+        let records = |words: Vec<u32>| -> Vec<PointRecord> { bytemuck::cast_slice(&words).to_vec() };
+        let rec_words = POINT_RECORD_BYTES / 4;
+        let tb = plan.total_buckets() as usize;
+        let run = |pass: usize| {
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            self.encode_pass(&mut enc, &p, &s, bases, pass, None, config);
+            self.queue.submit([enc.finish()]);
+        };
+        run(0);
+        let counts = self.read_words(&s.counts, tb).await?;
+        let offsets = self.read_words(&s.offsets, tb + 1).await?;
+        let e = offsets[tb] as usize;
+        let l0_index = self.read_words(&s.l0_index, e).await?;
+        let l0_bucket = self.read_words(&s.l0_bucket, e).await?;
+        // Mark every bucket record so the test can tell which ones the walker wrote.
+        let unwritten = PointRecord {
+            valid: 7,
+            ..Default::default()
+        };
+        self.queue
+            .write_buffer(&s.bucket_sums, 0, bytemuck::cast_slice(&vec![unwritten; tb]));
+        run(1);
+        let walker_sums = records(self.read_words(&s.bucket_sums, tb * rec_words).await?);
+        let partials = records(
+            self.read_words(&s.partials, 2 * plan.tasks as usize * rec_words)
+                .await?,
+        );
+        run(2);
+        let bucket_sums = records(self.read_words(&s.bucket_sums, tb * rec_words).await?);
+        run(3);
+        let window_sums = self.finish(&s).await?;
+        let result = cpu::combine_windows(&window_sums, plan.c);
+        Ok(MsmStages {
+            plan,
+            counts,
+            offsets,
+            l0_index,
+            l0_bucket,
+            walker_sums,
+            partials,
+            bucket_sums,
+            window_sums,
+            result,
+        })
+    }
+}
+
+/// An XYZZ point (32 packed words) as a projective point: (X u v^2, Y u^3 v^2,
+/// u v) in Jacobian coordinates, u = ZZ, v = ZZZ; no inversion needed.
+fn xyzz_to_projective(repr: &FieldRepr, w: &[u32]) -> Result<G1Projective, MsmError> {
+    let c: Vec<Fq> = (0..4)
+        .map(|k| {
+            repr.from_gpu(&<Words>::try_from(&w[8 * k..8 * k + 8]).unwrap())
+                .ok_or(MsmError::CorruptResult)
+        })
+        .collect::<Result<_, _>>()?;
+    let (u, v) = (c[2], c[3]);
+    if u.is_zero() {
+        return Ok(G1Projective::zero());
+    }
+    let v2 = v.square();
+    Ok(G1Projective::new_unchecked(
+        c[0] * u * v2,
+        c[1] * u.square() * u * v2,
+        u * v,
+    ))
+}
+
+/// A GPU point record as an affine point (`None` when it holds the identity).
+pub fn record_point(repr: &FieldRepr, r: &PointRecord) -> Result<Option<G1Affine>, MsmError> {
+    if r.valid == 0 {
+        return Ok(None);
+    }
+    let x = repr.from_gpu(&r.x).ok_or(MsmError::CorruptResult)?;
+    let y = repr.from_gpu(&r.y).ok_or(MsmError::CorruptResult)?;
+    Ok(Some(G1Affine::new_unchecked(x, y)))
+}

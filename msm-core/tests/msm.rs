@@ -1,0 +1,381 @@
+//! The whole MSM against `ark_ec::VariableBaseMSM`, per-pass diffs against the
+//! CPU twins, every adversarial input class and the knob matrix.
+
+mod common;
+
+use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_ec::{AffineRepr, CurveGroup};
+use ark_ff::{UniformRand, Zero};
+use common::{ctx, rng};
+use msm_core::config::Plan;
+use msm_core::cpu;
+use msm_core::layout::{PointRecord, NO_BUCKET};
+use msm_core::msm::record_point;
+use msm_core::repr::FieldRepr;
+use msm_core::{FieldLayout, GpuContext, MsmConfig, PrefMem};
+
+fn random_bases(seed: u64, n: usize) -> Vec<G1Affine> {
+    let mut r = rng(seed);
+    // a few distinct points and their small multiples keep generation fast
+    let g: Vec<G1Projective> = (0..16).map(|_| G1Projective::rand(&mut r)).collect();
+    let mut acc = G1Projective::zero();
+    let pts: Vec<G1Projective> = (0..n)
+        .map(|i| {
+            acc += g[i % 16];
+            acc
+        })
+        .collect();
+    G1Projective::normalize_batch(&pts)
+}
+
+fn random_scalars(seed: u64, n: usize) -> Vec<Fr> {
+    let mut r = rng(seed);
+    (0..n).map(|_| Fr::rand(&mut r)).collect()
+}
+
+fn check(ctx: &GpuContext, bases: &[G1Affine], scalars: &[Fr], config: &MsmConfig, what: &str) {
+    let b = ctx.upload_bases(bases);
+    let run = pollster::block_on(ctx.msm_with(&b, scalars, config)).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let want = cpu::msm_reference(bases, scalars);
+    assert_eq!(
+        run.result.into_affine(),
+        want.into_affine(),
+        "{what} (n = {}, {config:?})",
+        bases.len()
+    );
+}
+
+fn default_ctx() -> &'static GpuContext {
+    ctx(FieldLayout::Limbs13x20).unwrap()
+}
+
+#[test]
+fn random_sizes_match_arkworks() {
+    let ctx = default_ctx();
+    for (i, n) in [1usize, 2, 3, 5, 16, 255, 256, 1000, 1025].into_iter().enumerate() {
+        let bases = random_bases(100 + i as u64, n);
+        let scalars = random_scalars(200 + i as u64, n);
+        check(ctx, &bases, &scalars, &MsmConfig::default(), "random");
+    }
+}
+
+#[test]
+fn empty_input_is_the_identity() {
+    let ctx = default_ctx();
+    let b = ctx.upload_bases(&[]);
+    assert!(pollster::block_on(ctx.msm(&b, &[])).unwrap().is_zero());
+    let err = pollster::block_on(ctx.msm(&b, &[Fr::from(1u64)])).unwrap_err();
+    assert!(err.to_string().contains("0 bases but 1 scalars"), "{err}");
+}
+
+/// Inputs that break batch-affine walkers which assume SRS-like bases.
+fn adversarial_cases() -> Vec<(&'static str, Vec<G1Affine>, Vec<Fr>)> {
+    let g = G1Affine::generator();
+    let n = 301;
+    let bases = random_bases(7, n);
+    let scalars = random_scalars(8, n);
+    let mut cases = Vec::new();
+    let mut with_identities = bases.clone();
+    for i in (0..n).step_by(3) {
+        with_identities[i] = G1Affine::zero();
+    }
+    cases.push(("identity bases", with_identities, scalars.clone()));
+    cases.push(("all identity bases", vec![G1Affine::zero(); 9], random_scalars(9, 9)));
+    let mut zeros = scalars.clone();
+    for i in (0..n).step_by(2) {
+        zeros[i] = Fr::zero();
+    }
+    cases.push(("zero scalars", bases.clone(), zeros));
+    cases.push(("all zero scalars", bases.clone(), vec![Fr::zero(); n]));
+    let minus_one = -Fr::from(1u64);
+    cases.push(("scalars r - 1", bases.clone(), vec![minus_one; n]));
+    let mut mixed = scalars.clone();
+    for i in (0..n).step_by(4) {
+        mixed[i] = minus_one;
+    }
+    cases.push(("some r - 1", bases.clone(), mixed));
+    let dup: Vec<G1Affine> = (0..n).map(|i| bases[i % 5]).collect();
+    cases.push(("duplicated bases", dup.clone(), scalars.clone()));
+    cases.push(("duplicated bases, equal scalars", dup, vec![scalars[0]; n]));
+    let pm: Vec<G1Affine> = (0..n)
+        .map(|i| if i % 2 == 0 { bases[i / 2] } else { -bases[i / 2] })
+        .collect();
+    cases.push(("P and -P, equal scalars", pm.clone(), vec![scalars[1]; n]));
+    cases.push(("P and -P, random scalars", pm, scalars.clone()));
+    cases.push(("all-equal scalars", bases.clone(), vec![scalars[2]; n]));
+    // i * G with equal scalars: a bucket's running sum 1 + 2 + ... meets the
+    // next point (dx = 0, doubling), and -i * G cancels it.
+    let mut ap = Vec::new();
+    let mut acc = G1Projective::zero();
+    for _ in 0..n {
+        acc += g;
+        ap.push(acc);
+    }
+    let ap = G1Projective::normalize_batch(&ap);
+    cases.push((
+        "arithmetic progression, equal scalars",
+        ap.clone(),
+        vec![Fr::from(3u64); n],
+    ));
+    let ap_neg: Vec<G1Affine> = ap
+        .iter()
+        .enumerate()
+        .map(|(i, p)| if i % 3 == 2 { -*p } else { *p })
+        .collect();
+    cases.push(("arithmetic progression with negations", ap_neg, vec![Fr::from(5u64); n]));
+    cases.push(("scalar one", vec![g, g, -g], vec![Fr::from(1u64); 3]));
+    cases.push(("n = 1", vec![bases[0]], vec![scalars[0]]));
+    cases.push((
+        "n = 2, P + P",
+        vec![bases[0], bases[0]],
+        vec![Fr::from(1u64), Fr::from(1u64)],
+    ));
+    cases.push((
+        "n = 2, P - P",
+        vec![bases[0], -bases[0]],
+        vec![Fr::from(1u64), Fr::from(1u64)],
+    ));
+    cases.push(("odd n", random_bases(10, 97), random_scalars(11, 97)));
+    cases
+}
+
+#[test]
+fn adversarial_inputs_match_arkworks() {
+    for layout in FieldLayout::ALL {
+        let Some(ctx) = ctx(layout) else { continue };
+        for (what, bases, scalars) in adversarial_cases() {
+            check(
+                ctx,
+                &bases,
+                &scalars,
+                &MsmConfig::default(),
+                &format!("{layout} {what}"),
+            );
+            // few walker threads: long walks, many split buckets
+            let few = MsmConfig {
+                walker_threads: Some(16),
+                walker_slots: 2,
+                window_bits: Some(8),
+                ..Default::default()
+            };
+            check(ctx, &bases, &scalars, &few, &format!("{layout} {what}, 16 threads"));
+        }
+    }
+}
+
+/// Every combination of TPB x pref x S x dx-cache x fused on random inputs.
+/// On the 64-bit layout where the adapter has it (its shaders compile fastest);
+/// the portable layout runs the knob corners below.
+#[test]
+fn knob_matrix_matches_arkworks() {
+    let ctx = ctx(FieldLayout::Limbs32x8)
+        .or_else(|| ctx(FieldLayout::Limbs13x20))
+        .unwrap();
+    let sizes = [1usize, 33, 700, 4096];
+    let inputs: Vec<(Vec<G1Affine>, Vec<Fr>)> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (random_bases(30 + i as u64, n), random_scalars(40 + i as u64, n)))
+        .collect();
+    let mut k = 0usize;
+    for tpb in [64, 96, 128, 256] {
+        for pref in [PrefMem::Private, PrefMem::Workgroup] {
+            for slots in [2, 4, 8] {
+                for cache_dx in [false, true] {
+                    for fused in [false, true] {
+                        let config = MsmConfig {
+                            walker_tpb: tpb,
+                            walker_pref_mem: pref,
+                            walker_slots: slots,
+                            walker_cache_dx: cache_dx,
+                            walker_fused: fused,
+                            ..Default::default()
+                        };
+                        if ctx.plan(1, &config).is_err() {
+                            // workgroup pref too large for this adapter: the error is tested elsewhere
+                            continue;
+                        }
+                        // rotate the sizes so every config sees a small and a large input
+                        let (bases, scalars) = &inputs[k % sizes.len()];
+                        check(ctx, bases, scalars, &config, "knob matrix");
+                        let (bases, scalars) = &inputs[(k + 1) % sizes.len()];
+                        check(ctx, bases, scalars, &config, "knob matrix");
+                        k += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn portable_layout_knob_corners() {
+    let ctx = default_ctx();
+    let bases = random_bases(50, 1500);
+    let scalars = random_scalars(51, 1500);
+    for (tpb, pref, slots, cache_dx, fused) in [
+        (64, PrefMem::Workgroup, 2, false, true),
+        (256, PrefMem::Private, 8, true, true),
+        (128, PrefMem::Private, 4, false, false),
+    ] {
+        let config = MsmConfig {
+            walker_tpb: tpb,
+            walker_pref_mem: pref,
+            walker_slots: slots,
+            walker_cache_dx: cache_dx,
+            walker_fused: fused,
+            ..Default::default()
+        };
+        check(ctx, &bases, &scalars, &config, "portable corner");
+    }
+}
+
+#[test]
+fn window_widths_match_arkworks() {
+    let ctx = default_ctx();
+    let bases = random_bases(60, 200);
+    let scalars = random_scalars(61, 200);
+    for c in [2, 3, 4, 7, 8, 11, 13, 16] {
+        check(
+            ctx,
+            &bases,
+            &scalars,
+            &MsmConfig {
+                window_bits: Some(c),
+                ..Default::default()
+            },
+            "window width",
+        );
+    }
+}
+
+#[test]
+fn invalid_configs_are_clear_errors() {
+    let ctx = default_ctx();
+    let b = ctx.upload_bases(&random_bases(70, 4));
+    let s = random_scalars(71, 4);
+    let run = |c: MsmConfig| pollster::block_on(ctx.msm_with(&b, &s, &c)).unwrap_err().to_string();
+    assert!(run(MsmConfig {
+        walker_slots: 17,
+        ..Default::default()
+    })
+    .contains("walker_slots"));
+    assert!(run(MsmConfig {
+        walker_tpb: 100_000,
+        ..Default::default()
+    })
+    .contains("walker_tpb"));
+    let huge = MsmConfig {
+        walker_pref_mem: PrefMem::Workgroup,
+        walker_tpb: 1024,
+        walker_slots: 16,
+        ..Default::default()
+    };
+    let e = run(huge);
+    assert!(e.contains("workgroup") || e.contains("walker_tpb"), "{e}");
+}
+
+fn by_bucket(plan: &Plan, recs: &[PointRecord], repr: &FieldRepr) -> Vec<Option<G1Affine>> {
+    (0..plan.total_buckets() as usize)
+        .map(|b| record_point(repr, &recs[b]).unwrap())
+        .collect()
+}
+
+/// Each pass's GPU output against its CPU twin on the same inputs.
+#[test]
+fn passes_match_cpu_twins() {
+    let ctx = default_ctx();
+    let repr = FieldRepr::new(ctx.field_layout());
+    let n = 700;
+    let mut bases = random_bases(80, n);
+    bases[5] = G1Affine::zero();
+    let mut scalars = random_scalars(81, n);
+    scalars[6] = Fr::zero();
+    scalars[7] = -Fr::from(1u64);
+    let config = MsmConfig {
+        window_bits: Some(6),
+        walker_threads: Some(20),
+        walker_slots: 4,
+        ..Default::default()
+    };
+    let b = ctx.upload_bases(&bases);
+    let st = pollster::block_on(ctx.msm_stages(&b, &scalars, &config)).unwrap();
+    let plan = st.plan;
+    // preprocess
+    let words: Vec<_> = scalars.iter().map(cpu::scalar_words).collect();
+    let identity: Vec<bool> = bases.iter().map(|p| p.is_zero()).collect();
+    let pre = cpu::preprocess(&plan, &words, &identity);
+    assert_eq!(st.counts, pre.counts, "histogram");
+    assert_eq!(st.offsets, pre.offsets, "scan");
+    for bucket in 0..plan.total_buckets() as usize {
+        let (lo, hi) = (pre.offsets[bucket] as usize, pre.offsets[bucket + 1] as usize);
+        let mut got = st.l0_index[lo..hi].to_vec();
+        got.sort_unstable();
+        assert_eq!(got, pre.bucket_entries[bucket], "scatter, bucket {bucket}");
+        assert!(st.l0_bucket[lo..hi].iter().all(|&x| x as usize == bucket), "l0_bucket");
+    }
+    // stream_walker on the GPU's own entry order
+    let w = cpu::stream_walker(&plan, &bases, &st.l0_index, &st.l0_bucket);
+    for (bucket, p) in &w.finals {
+        let rec = &st.walker_sums[*bucket as usize];
+        assert_ne!(rec.valid, 7, "bucket {bucket} not written by the walker");
+        assert_eq!(
+            record_point(&repr, rec).unwrap().unwrap_or(G1Affine::zero()),
+            *p,
+            "walker final {bucket}"
+        );
+    }
+    let written = st.walker_sums.iter().filter(|r| r.valid != 7).count();
+    assert_eq!(
+        written,
+        w.finals.len(),
+        "the walker wrote buckets it should have left to walker_combine"
+    );
+    for k in 0..plan.tasks as usize {
+        let head = &st.partials[2 * k];
+        let tail = &st.partials[2 * k + 1];
+        match w.heads[k] {
+            Some((p, through)) => {
+                assert_eq!(
+                    record_point(&repr, head).unwrap().unwrap_or(G1Affine::zero()),
+                    p,
+                    "head {k}"
+                );
+                assert_eq!(head.through != 0, through, "head {k} through");
+            }
+            None => assert!(head.valid == 0 && head.through == 0, "task {k} has no head"),
+        }
+        match w.tails[k] {
+            Some((bucket, p)) => {
+                assert_eq!(tail.bucket, bucket, "tail {k} bucket");
+                assert_eq!(
+                    record_point(&repr, tail).unwrap().unwrap_or(G1Affine::zero()),
+                    p,
+                    "tail {k}"
+                );
+            }
+            None => assert_eq!(tail.bucket, NO_BUCKET, "task {k} has no tail"),
+        }
+    }
+    assert!(w.tails.iter().any(|t| t.is_some()), "the test should split buckets");
+    // walker_combine
+    let mut want: Vec<Option<G1Affine>> = vec![None; plan.total_buckets() as usize];
+    for (bucket, p) in w.finals.iter().chain(cpu::walker_combine(&w).iter()) {
+        want[*bucket as usize] = if p.is_zero() { None } else { Some(*p) };
+    }
+    let got = by_bucket(&plan, &st.bucket_sums, &repr);
+    for bucket in 0..want.len() {
+        if pre.counts[bucket] > 0 {
+            assert_eq!(got[bucket], want[bucket], "bucket sum {bucket}");
+        }
+    }
+    // reduce
+    let ws = cpu::window_sums(&plan, &want);
+    for (j, (g, c)) in st.window_sums.iter().zip(&ws).enumerate() {
+        assert_eq!(g.into_affine(), c.into_affine(), "window {j}");
+    }
+    assert_eq!(
+        st.result.into_affine(),
+        cpu::msm_reference(&bases, &scalars).into_affine()
+    );
+}

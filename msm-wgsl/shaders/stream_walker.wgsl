@@ -1,0 +1,259 @@
+// stream_walker: sums the bucket-major entry stream with batch-affine additions.
+//
+// The stream l0_index[0..E) is cut into K = threads * S equal tasks; each thread
+// owns S tasks ("slots"). Every iteration each live slot does one affine
+// addition (acc + P, or P0 + P1 at a segment's start), and the S slots share
+// one inversion (Montgomery's trick):
+//   forward: den_k, prefix products into pref_scratch;
+//   one fq_inv of the last prefix;
+//   inverse (backward): inv_k = inv * prefix_{k-1}; inv *= den_k;
+//   peel: lambda = dy * inv_k, x3, y3.
+// A slot whose addition has dx = 0 does not poison the batch: it doubles
+// (den = 2y) when y_l = y_r, and yields the identity (den = 1) when y_l = -y_r.
+// A segment covering a whole bucket writes the bucket's final sum; one that
+// starts or ends at a task boundary inside a bucket writes a head / tail
+// partial for walker_combine.
+#import config
+#import curve
+#import walker_config
+
+override TPB: u32 = 96u;
+
+@group(0) @binding(0) var<uniform> params: MsmParams;
+@group(0) @binding(1) var<storage, read> base_x: array<array<u32, 8>>;
+@group(0) @binding(2) var<storage, read> base_y: array<array<u32, 8>>;
+@group(0) @binding(3) var<storage, read> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read> l0_index: array<u32>;
+@group(0) @binding(5) var<storage, read> l0_bucket: array<u32>;
+@group(0) @binding(6) var<storage, read_write> bucket_sums: array<PointRecord>;
+@group(0) @binding(7) var<storage, read_write> partials: array<PointRecord>;
+
+const KIND_NONE: u32 = 0u;
+const KIND_ADD: u32 = 1u;
+const KIND_DOUBLE: u32 = 2u;
+const KIND_CANCEL: u32 = 3u;
+
+// Slot state.
+var<private> pos: array<u32, S>;
+var<private> task_end: array<u32, S>;
+var<private> task_start: array<u32, S>;
+var<private> bucket: array<u32, S>;
+var<private> seg_start: array<u32, S>;
+var<private> open: array<bool, S>;
+var<private> acc_valid: array<bool, S>;
+var<private> kind: array<u32, S>;
+var<private> r_entry: array<u32, S>;
+var<private> acc_x: array<array<u32, 8>, S>;
+var<private> acc_y: array<array<u32, 8>, S>;
+#ifdef CACHE_DX
+var<private> den_cache: array<array<u32, 8>, S>;
+#endif
+
+#ifdef PREF_WORKGROUP
+var<workgroup> pref_wg: array<array<array<u32, 8>, S>, TPB>;
+fn pref_store(li: u32, s: u32, v: array<u32, 8>) {
+    pref_wg[li][s] = v;
+}
+fn pref_load(li: u32, s: u32) -> array<u32, 8> {
+    return pref_wg[li][s];
+}
+#else
+var<private> pref_pv: array<array<u32, 8>, S>;
+fn pref_store(li: u32, s: u32, v: array<u32, 8>) {
+    pref_pv[s] = v;
+}
+fn pref_load(li: u32, s: u32) -> array<u32, 8> {
+    return pref_pv[s];
+}
+#endif
+
+fn base_index(entry: u32) -> u32 {
+    return entry & ~SIGN_BIT;
+}
+
+fn load_y(entry: u32) -> Fq {
+    let y = fq_unpack(base_y[base_index(entry)]);
+    if (entry & SIGN_BIT) != 0u {
+        return fq_neg(y);
+    }
+    return y;
+}
+
+fn load_x(entry: u32) -> Fq {
+    return fq_unpack(base_x[base_index(entry)]);
+}
+
+fn acc_point(s: u32) -> Affine {
+    return Affine(fq_unpack(acc_x[s]), fq_unpack(acc_y[s]));
+}
+
+// Chooses the slot's operation for acc + P[r_entry] and returns its denominator.
+fn classify(s: u32) -> Fq {
+    let lx = fq_unpack(acc_x[s]);
+    let dx = fq_sub(load_x(r_entry[s]), lx);
+    if !fq_is_zero(dx) {
+        kind[s] = KIND_ADD;
+        return dx;
+    }
+    let ly = fq_unpack(acc_y[s]);
+    if fq_eq(load_y(r_entry[s]), ly) && !fq_is_zero(ly) {
+        kind[s] = KIND_DOUBLE;
+        return fq_double(ly);
+    }
+    kind[s] = KIND_CANCEL;
+    return FQ_ONE;
+}
+
+// The denominator of slot s, recomputed (when dx is not cached).
+fn denominator(s: u32) -> Fq {
+#ifdef CACHE_DX
+    return fq_unpack(den_cache[s]);
+#else
+    switch kind[s] {
+        case 1u: { return fq_sub(load_x(r_entry[s]), fq_unpack(acc_x[s])); }
+        case 2u: { return fq_double(fq_unpack(acc_y[s])); }
+        default: { return FQ_ONE; }
+    }
+#endif
+}
+
+fn write_record(s: u32, through: bool) -> PointRecord {
+    return PointRecord(acc_x[s], acc_y[s], u32(acc_valid[s]), bucket[s], u32(through), 0u);
+}
+
+// Ends slot s's segment: a final bucket sum, or a head / tail partial.
+fn flush(s: u32, task: u32, total: u32) {
+    let a = task_start[s];
+    let b = task_end[s];
+    let starts_mid = seg_start[s] == a && a > 0u && l0_bucket[a - 1u] == bucket[s];
+    let ends_mid = pos[s] == b && b < total && l0_bucket[b] == bucket[s];
+    if starts_mid {
+        partials[2u * task] = write_record(s, ends_mid);
+    } else if ends_mid {
+        partials[2u * task + 1u] = write_record(s, false);
+    } else {
+        bucket_sums[bucket[s]] = write_record(s, false);
+    }
+    open[s] = false;
+}
+
+// Applies slot s's addition given its inverse, then closes the segment if the
+// bucket ends here.
+fn peel(s: u32, inv: Fq, task: u32, total: u32) {
+    switch kind[s] {
+        case 1u: {
+            let r = Affine(load_x(r_entry[s]), load_y(r_entry[s]));
+            let p = affine_add_with_inv(acc_point(s), r, inv);
+            acc_x[s] = fq_pack(p.x);
+            acc_y[s] = fq_pack(p.y);
+        }
+        case 2u: {
+            let p = affine_double_with_inv(acc_point(s), inv);
+            acc_x[s] = fq_pack(p.x);
+            acc_y[s] = fq_pack(p.y);
+        }
+        case 3u: {
+            acc_valid[s] = false;
+        }
+        default: {}
+    }
+    if open[s] && (pos[s] == task_end[s] || l0_bucket[pos[s]] != bucket[s]) {
+        flush(s, task, total);
+    }
+}
+
+@compute @workgroup_size(TPB)
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) li: u32,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let t = gid.x + gid.y * nwg.x * TPB;
+    if t * S >= params.tasks {
+        return;
+    }
+    let total = offsets[params.windows * params.buckets];
+    let q = total / params.tasks;
+    let rem = total % params.tasks;
+    for (var s = 0u; s < S; s++) {
+        let k = t * S + s;
+        let a = k * q + min(k, rem);
+        let b = a + q + select(0u, 1u, k < rem);
+        task_start[s] = a;
+        task_end[s] = b;
+        pos[s] = a;
+        open[s] = false;
+        acc_valid[s] = false;
+        // Default records: no head (an empty task inside a bucket passes it
+        // through), no tail.
+        let through = a == b && a > 0u && a < total && l0_bucket[a - 1u] == l0_bucket[a];
+        var none = PointRecord();
+        none.bucket = NO_BUCKET;
+        none.through = u32(through);
+        partials[2u * k] = none;
+        none.through = 0u;
+        partials[2u * k + 1u] = none;
+    }
+    loop {
+        var live = false;
+        var prefix = FQ_ONE;
+        // forward: choose each slot's addition, accumulate the prefix product
+        for (var s = 0u; s < S; s++) {
+            var den = FQ_ONE;
+            kind[s] = KIND_NONE;
+            if pos[s] < task_end[s] {
+                live = true;
+                if !open[s] {
+                    open[s] = true;
+                    bucket[s] = l0_bucket[pos[s]];
+                    seg_start[s] = pos[s];
+                    acc_valid[s] = false;
+                }
+                if !acc_valid[s] {
+                    let e0 = l0_index[pos[s]];
+                    acc_x[s] = base_x[base_index(e0)];
+                    acc_y[s] = fq_pack(load_y(e0));
+                    acc_valid[s] = true;
+                    pos[s] += 1u;
+                    if pos[s] < task_end[s] && l0_bucket[pos[s]] == bucket[s] {
+                        r_entry[s] = l0_index[pos[s]];
+                        pos[s] += 1u;
+                        den = classify(s);
+                    }
+                } else {
+                    r_entry[s] = l0_index[pos[s]];
+                    pos[s] += 1u;
+                    den = classify(s);
+                }
+            }
+#ifdef CACHE_DX
+            den_cache[s] = fq_pack(den);
+#endif
+            prefix = fq_mul(prefix, den);
+            pref_store(li, s, fq_pack(prefix));
+        }
+        if !live {
+            break;
+        }
+        var inv = fq_inv(prefix);
+        // inverse: walk back, peeling one denominator per slot
+        for (var i = 0u; i < S; i++) {
+            let s = S - 1u - i;
+            var inv_s = inv;
+            if s > 0u {
+                inv_s = fq_mul(inv, fq_unpack(pref_load(li, s - 1u)));
+            }
+            inv = fq_mul(inv, denominator(s));
+#ifdef FUSED
+            peel(s, inv_s, t * S + s, total);
+#else
+            pref_store(li, s, fq_pack(inv_s));
+#endif
+        }
+#ifndef FUSED
+        for (var s = 0u; s < S; s++) {
+            peel(s, fq_unpack(pref_load(li, s)), t * S + s, total);
+        }
+#endif
+    }
+}
