@@ -64,10 +64,23 @@ pub const WALKER_STEPS_TARGET: u32 = 16;
 /// each walker iteration spends about 3 S + 80 loop iterations of the 65,535.
 pub const LOOP_CAPPED_MAX_STEPS: u32 = 400;
 
-/// The window width used when none is configured: about log2(n) - 3, in 4..=16.
+/// Bits of a scalar (< r < 2^254) that land in the top window of width `c`.
+pub fn top_window_bits(c: u32) -> u32 {
+    254u32.saturating_sub((255u32.div_ceil(c) - 1) * c)
+}
+
+/// The window width used when none is configured: about log2(n) - 3, in 4..=16,
+/// stepping down while the top window would hold fewer than 4 scalar bits.
+/// Such a window puts nearly every point into a handful of buckets (c = 14 has
+/// 2 bits there: 4 buckets of n/4 points), which the walker must split into
+/// long chains for walker_combine.
 pub fn auto_window_bits(n: usize) -> u32 {
     let log = usize::BITS - n.max(1).leading_zeros() - 1;
-    log.saturating_sub(3).clamp(4, 16)
+    let mut c = log.saturating_sub(3).clamp(4, 16);
+    while c > 4 && top_window_bits(c) < 4 {
+        c -= 1;
+    }
+    c
 }
 
 /// Everything the passes need for one MSM, derived from the config and n.
@@ -224,6 +237,17 @@ mod tests {
             max_binding_size: 128 << 20,
             loop_capped: false,
         }
+    }
+
+    #[test]
+    fn auto_window_avoids_thin_top_windows() {
+        for log in 0..=26 {
+            let c = auto_window_bits(1 << log);
+            assert!((4..=16).contains(&c));
+            assert!(c == 4 || top_window_bits(c) >= 4, "log {log}: c = {c}");
+        }
+        assert_eq!(auto_window_bits(1 << 17), 13);
+        assert_eq!(auto_window_bits(1 << 20), 16);
     }
 
     #[test]

@@ -67,6 +67,7 @@ pub(crate) struct Scratch {
     l0_bucket: wgpu::Buffer,
     bucket_sums: wgpu::Buffer,
     partials: wgpu::Buffer,
+    chain_levels: [wgpu::Buffer; 3],
     segment_sums: wgpu::Buffer,
     window_sums: wgpu::Buffer,
 }
@@ -76,12 +77,29 @@ struct Pipelines {
     scan: wgpu::ComputePipeline,
     scatter: wgpu::ComputePipeline,
     walker: wgpu::ComputePipeline,
+    combine_blocks: [wgpu::ComputePipeline; 3],
     combine: wgpu::ComputePipeline,
     segments: wgpu::ComputePipeline,
     windows: wgpu::ComputePipeline,
 }
 
 const POINTS_PER_GROUP: u32 = 64;
+
+/// Chain elements per walker_combine block (`BLOCK` in walker_combine.wgsl).
+const CHAIN_BLOCK: u32 = 64;
+/// Bytes of a WGSL `ChainSum` (32 words of XYZZ and a flags word).
+const CHAIN_SUM_BYTES: u64 = 33 * 4;
+
+/// Elements of chain level `level` (level 0: one per walker task).
+fn level_len(tasks: u32, level: u32) -> u32 {
+    (0..level).fold(tasks, |len, _| len.div_ceil(CHAIN_BLOCK))
+}
+
+/// Block levels walker_combine builds: enough that an owner walks at most 63
+/// elements per level plus the top level, up to 3.
+fn chain_levels(tasks: u32) -> u32 {
+    (1..=3).take_while(|&l| level_len(tasks, l - 1) > CHAIN_BLOCK).count() as u32
+}
 
 impl GpuContext {
     fn bounds(&self) -> AdapterBounds {
@@ -93,7 +111,7 @@ impl GpuContext {
         config.plan(n, &self.bounds())
     }
 
-    async fn pipelines(&self, config: &MsmConfig) -> Result<Pipelines, MsmError> {
+    async fn pipelines(&self, config: &MsmConfig, plan: &Plan) -> Result<Pipelines, MsmError> {
         let walker = ShaderId::StreamWalker(config.walker_variant());
         Ok(Pipelines {
             histogram: self.pipeline(ShaderId::Preprocess, "histogram", &[]).await?,
@@ -102,7 +120,21 @@ impl GpuContext {
             walker: self
                 .pipeline(walker, "main", &[("TPB", config.walker_tpb as f64)])
                 .await?,
-            combine: self.pipeline(ShaderId::WalkerCombine, "main", &[]).await?,
+            combine_blocks: [
+                self.pipeline(ShaderId::WalkerCombine, "blocks", &[("LEVEL", 1.0)])
+                    .await?,
+                self.pipeline(ShaderId::WalkerCombine, "blocks", &[("LEVEL", 2.0)])
+                    .await?,
+                self.pipeline(ShaderId::WalkerCombine, "blocks", &[("LEVEL", 3.0)])
+                    .await?,
+            ],
+            combine: self
+                .pipeline(
+                    ShaderId::WalkerCombine,
+                    "owners",
+                    &[("LEVELS", chain_levels(plan.tasks) as f64)],
+                )
+                .await?,
             segments: self.pipeline(ShaderId::Reduce, "segments", &[]).await?,
             windows: self.pipeline(ShaderId::Reduce, "windows", &[]).await?,
         })
@@ -131,6 +163,13 @@ impl GpuContext {
             l0_bucket: buf("preprocess.l0_bucket", plan.max_entries() * 4, st),
             bucket_sums: buf("bucket_sums", tb * rec, st),
             partials: buf("stream_walker.partials", 2 * plan.tasks as u64 * rec, st),
+            chain_levels: std::array::from_fn(|l| {
+                buf(
+                    "walker_combine.level",
+                    level_len(plan.tasks, l as u32 + 1) as u64 * CHAIN_SUM_BYTES,
+                    st,
+                )
+            }),
             segment_sums: buf(
                 "reduce.segment_sums",
                 plan.windows as u64 * plan.segments as u64 * 128,
@@ -150,7 +189,7 @@ impl GpuContext {
     }
 
     fn upload_scalars(&self, s: &Scratch, plan: &Plan, scalars: &[Fr]) {
-        let words: Vec<u32> = scalars.iter().flat_map(|x| cpu::scalar_words(x)).collect();
+        let words = scalar_words_all(scalars);
         self.queue.write_buffer(&s.scalars, 0, bytemuck::cast_slice(&words));
         self.queue
             .write_buffer(&s.params, 0, bytemuck::bytes_of(&MsmParams::from(plan)));
@@ -232,14 +271,26 @@ impl GpuContext {
                 );
             }
             2 => {
+                let bindings = [
+                    (0, &s.params),
+                    (1, &s.partials),
+                    (2, &s.bucket_sums),
+                    (3, &s.chain_levels[0]),
+                    (4, &s.chain_levels[1]),
+                    (5, &s.chain_levels[2]),
+                ];
+                for level in 1..=chain_levels(plan.tasks) {
+                    let groups = self.grid(level_len(plan.tasks, level).div_ceil(64));
+                    self.dispatch_in(
+                        &mut cp,
+                        "walker_combine.blocks",
+                        &p.combine_blocks[level as usize - 1],
+                        &bindings,
+                        groups,
+                    );
+                }
                 let groups = self.grid(plan.tasks.div_ceil(64));
-                self.dispatch_in(
-                    &mut cp,
-                    "walker_combine",
-                    &p.combine,
-                    &[(0, &s.params), (1, &s.partials), (2, &s.bucket_sums)],
-                    groups,
-                );
+                self.dispatch_in(&mut cp, "walker_combine.owners", &p.combine, &bindings, groups);
             }
             _ => {
                 let groups = self.grid((plan.windows * plan.segments).div_ceil(64));
@@ -294,7 +345,7 @@ impl GpuContext {
             });
         }
         let plan = self.plan(scalars.len(), config)?;
-        let pipelines = self.pipelines(config).await?;
+        let pipelines = self.pipelines(config, &plan).await?;
         let t0 = web_time::Instant::now();
         let scratch = self.take_scratch(&plan);
         self.upload_scalars(&scratch, &plan, scalars);
@@ -400,7 +451,7 @@ impl GpuContext {
                 scalars: scalars.len(),
             });
         }
-        let p = self.pipelines(config).await?;
+        let p = self.pipelines(config, &plan).await?;
         let s = self.scratch(&plan);
         self.upload_scalars(&s, &plan, scalars);
         let records = |words: Vec<u32>| -> Vec<PointRecord> { bytemuck::cast_slice(&words).to_vec() };
@@ -448,6 +499,29 @@ impl GpuContext {
             result,
         })
     }
+}
+
+/// Every scalar as canonical words, converted in parallel where threads exist
+/// (the conversion out of arkworks' Montgomery form dominates the upload).
+fn scalar_words_all(scalars: &[Fr]) -> Vec<u32> {
+    let mut words = vec![0u32; scalars.len() * 8];
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        words
+            .par_chunks_mut(8 * 4096)
+            .zip(scalars.par_chunks(4096))
+            .for_each(|(w, s)| {
+                for (dst, x) in w.chunks_exact_mut(8).zip(s) {
+                    dst.copy_from_slice(&cpu::scalar_words(x));
+                }
+            });
+    }
+    #[cfg(target_arch = "wasm32")]
+    for (dst, x) in words.chunks_exact_mut(8).zip(scalars) {
+        dst.copy_from_slice(&cpu::scalar_words(x));
+    }
+    words
 }
 
 /// An XYZZ point (32 packed words) as a projective point: (X u v^2, Y u^3 v^2,

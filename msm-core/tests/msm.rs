@@ -379,3 +379,23 @@ fn passes_match_cpu_twins() {
         cpu::msm_reference(&bases, &scalars).into_affine()
     );
 }
+
+/// All-equal scalars put every point of a window into one bucket; with tiny
+/// walker tasks that bucket becomes a chain of thousands of partials, which
+/// walker_combine sums through its block levels (1 and 2 here).
+#[test]
+fn long_chains_are_combined_in_levels() {
+    let ctx = ctx(FieldLayout::Limbs32x8)
+        .or_else(|| ctx(FieldLayout::Limbs13x20))
+        .unwrap();
+    let n = 8192;
+    let bases = random_bases(90, n);
+    let scalars = vec![random_scalars(91, 1)[0]; n];
+    let config = MsmConfig {
+        window_bits: Some(16),
+        walker_slots: 1,
+        walker_threads: Some(60_000),
+        ..Default::default()
+    };
+    check(ctx, &bases, &scalars, &config, "long chains");
+}

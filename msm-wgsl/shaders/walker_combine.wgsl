@@ -1,21 +1,142 @@
 // walker_combine: joins the partials of buckets split across walker tasks.
 //
-// The task whose tail partial opens a split bucket owns it: it adds the head
-// partials of the following tasks while they pass the bucket through, then
-// writes the bucket's final affine sum (one inversion per split bucket).
+// A split bucket is a chain: the tail partial of the task where it starts
+// (its owner), then the head partials of the following tasks while they pass
+// the bucket through. Long chains (a bucket holding most points of a window,
+// e.g. all-equal scalars) are summed in levels so no thread walks them alone:
+//   blocks:  level-l block b sums the chain elements of level l-1 from index
+//            64 b onward while the chain continues inside the block;
+//   owners:  each owner walks its chain, jumping by a whole block where the
+//            index is block-aligned, then writes the bucket's affine sum (one
+//            inversion per split bucket).
 #import config
 #import curve
+
+// blocks: the level it builds (1..=3); owners: how many levels exist (0..=3)
+override LEVEL: u32 = 1u;
+override LEVELS: u32 = 0u;
+const BLOCK: u32 = 64u;
+
+// A chain element above level 0: an XYZZ sum and flags (bit 0: in the chain,
+// bit 1: the chain continues past this element).
+struct ChainSum {
+    p: array<u32, 32>,
+    flags: u32,
+}
 
 @group(0) @binding(0) var<uniform> params: MsmParams;
 @group(0) @binding(1) var<storage, read> partials: array<PointRecord>;
 @group(0) @binding(2) var<storage, read_write> bucket_sums: array<PointRecord>;
+@group(0) @binding(3) var<storage, read_write> level1: array<ChainSum>;
+@group(0) @binding(4) var<storage, read_write> level2: array<ChainSum>;
+@group(0) @binding(5) var<storage, read_write> level3: array<ChainSum>;
 
-fn record_point(r: PointRecord) -> Affine {
-    return Affine(fq_unpack(r.x), fq_unpack(r.y));
+fn pack_xyzz(p: Xyzz) -> array<u32, 32> {
+    var v: array<u32, 32>;
+    let c = array<array<u32, 8>, 4>(fq_pack(p.x), fq_pack(p.y), fq_pack(p.zz), fq_pack(p.zzz));
+    for (var k = 0u; k < 4u; k++) {
+        for (var j = 0u; j < 8u; j++) {
+            v[8u * k + j] = c[k][j];
+        }
+    }
+    return v;
 }
 
+fn unpack_xyzz(v: array<u32, 32>) -> Xyzz {
+    var c: array<array<u32, 8>, 4>;
+    for (var k = 0u; k < 4u; k++) {
+        for (var j = 0u; j < 8u; j++) {
+            c[k][j] = v[8u * k + j];
+        }
+    }
+    return Xyzz(fq_unpack(c[0]), fq_unpack(c[1]), fq_unpack(c[2]), fq_unpack(c[3]));
+}
+
+// Level-0 element j: the head partial of task j, as (point, in chain, through).
+fn head_in_chain(j: u32) -> bool {
+    let h = partials[2u * j];
+    return h.bucket != NO_BUCKET || h.through != 0u;
+}
+
+fn add_head(acc: Xyzz, j: u32) -> Xyzz {
+    let h = partials[2u * j];
+    if h.valid != 0u {
+        return xyzz_add_affine(acc, Affine(fq_unpack(h.x), fq_unpack(h.y)));
+    }
+    return acc;
+}
+
+fn level_len(level: u32) -> u32 {
+    var len = params.tasks;
+    for (var l = 0u; l < level; l++) {
+        len = (len + BLOCK - 1u) / BLOCK;
+    }
+    return len;
+}
+
+fn element(level: u32, j: u32) -> ChainSum {
+    switch level {
+        case 1u: { return level1[j]; }
+        case 2u: { return level2[j]; }
+        default: { return level3[j]; }
+    }
+}
+
+fn store_element(level: u32, j: u32, e: ChainSum) {
+    switch level {
+        case 1u: { level1[j] = e; }
+        case 2u: { level2[j] = e; }
+        default: { level3[j] = e; }
+    }
+}
+
+// Block sums of level LEVEL over elements of level LEVEL - 1.
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn blocks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let b = gid.x + gid.y * nwg.x * 64u;
+    if b >= level_len(LEVEL) {
+        if b == NO_BUCKET {
+            // never taken: names bucket_sums so both entry points derive the
+            // same bindings and share one bind group
+            bucket_sums[0].valid = 0u;
+        }
+        return;
+    }
+    let below = level_len(LEVEL - 1u);
+    let lo = b * BLOCK;
+    let hi = min(lo + BLOCK, below);
+    var acc = xyzz_identity();
+    var flags = 0u;
+    for (var j = lo; j < hi; j++) {
+        var through = false;
+        if LEVEL == 1u {
+            if !head_in_chain(j) {
+                break;
+            }
+            acc = add_head(acc, j);
+            through = partials[2u * j].through != 0u;
+        } else {
+            let e = element(LEVEL - 1u, j);
+            if (e.flags & 1u) == 0u {
+                break;
+            }
+            acc = xyzz_add(acc, unpack_xyzz(e.p));
+            through = (e.flags & 2u) != 0u;
+        }
+        flags = 1u;
+        if !through {
+            break;
+        }
+        if j == hi - 1u && hi == lo + BLOCK {
+            flags = 3u;
+        }
+    }
+    store_element(LEVEL, b, ChainSum(pack_xyzz(acc), flags));
+}
+
+// Each owner (a task with a tail partial) sums its chain and writes the bucket.
+@compute @workgroup_size(64)
+fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = gid.x + gid.y * nwg.x * 64u;
     if k >= params.tasks {
         return;
@@ -26,16 +147,33 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var acc = xyzz_identity();
     if tail.valid != 0u {
-        acc = xyzz_from_affine(record_point(tail));
+        acc = xyzz_from_affine(Affine(fq_unpack(tail.x), fq_unpack(tail.y)));
     }
-    for (var j = k + 1u; j < params.tasks; j++) {
-        let head = partials[2u * j];
-        if head.valid != 0u {
-            acc = xyzz_add_affine(acc, record_point(head));
-        }
-        if head.through == 0u {
+    var j = k + 1u;
+    loop {
+        if j >= params.tasks {
             break;
         }
+        // the highest level whose block starts at j
+        var level = 0u;
+        var step = 1u;
+        while level < LEVELS && (j % (step * BLOCK)) == 0u {
+            level += 1u;
+            step *= BLOCK;
+        }
+        var through: bool;
+        if level == 0u {
+            acc = add_head(acc, j);
+            through = partials[2u * j].through != 0u;
+        } else {
+            let e = element(level, j / step);
+            acc = xyzz_add(acc, unpack_xyzz(e.p));
+            through = (e.flags & 2u) != 0u;
+        }
+        if !through {
+            break;
+        }
+        j += step;
     }
     var out = PointRecord();
     out.bucket = tail.bucket;
