@@ -41,20 +41,28 @@ impl GpuContext {
     /// (they contribute nothing).
     pub fn upload_bases(&self, points: &[G1Affine]) -> Bases {
         let repr = FieldRepr::new(self.field_layout());
-        let mut x = Vec::with_capacity(points.len() * 8);
-        let mut y = Vec::with_capacity(points.len() * 8);
-        let mut flags = Vec::with_capacity(points.len());
-        for p in points {
-            if p.is_zero() {
-                x.extend([0u32; 8]);
-                y.extend([0u32; 8]);
-                flags.push(1);
-            } else {
-                x.extend(repr.to_gpu(&p.x));
-                y.extend(repr.to_gpu(&p.y));
-                flags.push(0);
+        let mut x = vec![0u32; points.len() * 8];
+        let mut y = vec![0u32; points.len() * 8];
+        let flags: Vec<u32> = points.iter().map(|p| u32::from(p.is_zero())).collect();
+        let convert = |(xs, ys, ps): (&mut [u32], &mut [u32], &[G1Affine])| {
+            for ((xd, yd), p) in xs.chunks_exact_mut(8).zip(ys.chunks_exact_mut(8)).zip(ps) {
+                if !p.is_zero() {
+                    xd.copy_from_slice(&repr.to_gpu(&p.x));
+                    yd.copy_from_slice(&repr.to_gpu(&p.y));
+                }
             }
+        };
+        const CHUNK: usize = 4096;
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            use rayon::prelude::*;
+            x.par_chunks_mut(8 * CHUNK)
+                .zip(y.par_chunks_mut(8 * CHUNK))
+                .zip(points.par_chunks(CHUNK))
+                .for_each(|((xs, ys), ps)| convert((xs, ys, ps)));
         }
+        #[cfg(target_arch = "wasm32")]
+        convert((&mut x, &mut y, points));
         Bases {
             n: points.len(),
             x: self.storage_init("bases.x", &x, false),
