@@ -124,7 +124,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         let t = Instant::now();
         let r = cpu::msm_reference(&bases, &scalars);
         cpu_times.push(t.elapsed().as_secs_f64() * 1e3);
-        std::hint::black_box(r);
+        let _ = std::hint::black_box(r);
     }
     let arkworks_ms = (!cpu_times.is_empty()).then(|| summarize(&cpu_times));
     let warm_ms = summarize(&warm);

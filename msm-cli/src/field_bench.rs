@@ -40,7 +40,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         let opts = ContextOptions {
             field_layout: Some(layout),
             adapter_name: args.adapter.clone(),
-            timestamps: false,
+            ..Default::default()
         };
         let ctx = match GpuContext::new_blocking(&opts) {
             Err(MsmError::LayoutUnsupported { .. }) if args.layout.is_empty() => {

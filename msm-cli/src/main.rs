@@ -3,10 +3,15 @@
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod error;
 mod field_bench;
+mod files;
+mod generate;
 mod inputs;
 mod knobs;
+mod msm;
 mod stats;
+mod sweep;
 
 #[derive(Parser)]
 #[command(
@@ -27,11 +32,17 @@ enum Command {
     Adapters,
     /// Chained Montgomery-multiplication throughput of each field limb layout.
     FieldBench(field_bench::Args),
+    /// Seeded inputs to files: DIR/bases.bin and DIR/scalars.bin (arkworks, uncompressed).
+    Gen(generate::Args),
+    /// The GPU MSM of bases and scalars from files, checked against arkworks.
+    Msm(msm::Args),
+    /// One knob at a time from the defaults, timed interleaved (ABBA), checked.
+    Sweep(sweep::Args),
 }
 
 fn main() {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result: Result<(), error::CliError> = match cli.command {
         Command::Adapters => {
             let adapters = pollster::block_on(msm_core::list_adapters());
             if adapters.is_empty() {
@@ -45,8 +56,11 @@ fn main() {
             }
             Ok(())
         }
-        Command::FieldBench(args) => field_bench::run(&args),
-        Command::Bench(args) => bench::run(&args),
+        Command::FieldBench(args) => field_bench::run(&args).map_err(Into::into),
+        Command::Bench(args) => bench::run(&args).map_err(Into::into),
+        Command::Gen(args) => generate::run(&args),
+        Command::Msm(args) => msm::run(&args),
+        Command::Sweep(args) => sweep::run(&args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

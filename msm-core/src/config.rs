@@ -171,8 +171,7 @@ impl MsmConfig {
             Some(t) => t,
             None => entries
                 .div_ceil(s as u64 * WALKER_STEPS_TARGET as u64)
-                .max(1)
-                .min(1 << 22) as u32,
+                .clamp(1, 1 << 22) as u32,
         };
         let tasks = threads
             .checked_mul(s)

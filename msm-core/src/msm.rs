@@ -196,6 +196,7 @@ impl GpuContext {
     }
 
     /// Records pass `pass` (index into [`PASSES`]).
+    #[allow(clippy::too_many_arguments)]
     fn encode_pass(
         &self,
         enc: &mut wgpu::CommandEncoder,

@@ -1,0 +1,41 @@
+//! The CLI's error: the core's errors plus what can go wrong with the files the
+//! user hands in, each naming the file so the message says what to fix.
+
+use std::path::{Path, PathBuf};
+
+use msm_core::MsmError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Msm(#[from] MsmError),
+    /// A file that could not be read, written or parsed; `what` says why.
+    #[error("{}: {what}", path.display())]
+    File { path: PathBuf, what: String },
+    #[error(
+        "{} holds {bases} bases but {} holds {scalars} scalars: the lengths must match",
+        bases_path.display(),
+        scalars_path.display()
+    )]
+    LengthMismatch {
+        bases_path: PathBuf,
+        bases: usize,
+        scalars_path: PathBuf,
+        scalars: usize,
+    },
+    #[error("the GPU result differs from arkworks' MSM of the same inputs")]
+    Mismatch,
+    #[error("{0} variant(s) failed while running (see their rows)")]
+    VariantsFailed(usize),
+    #[error("no variant can run at this size on this adapter (see the reasons above)")]
+    NothingRan,
+}
+
+impl CliError {
+    pub fn file(path: &Path, what: impl Into<String>) -> Self {
+        CliError::File {
+            path: path.to_path_buf(),
+            what: what.into(),
+        }
+    }
+}

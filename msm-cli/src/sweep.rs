@@ -1,0 +1,267 @@
+//! `msm-cli sweep`: the A/B ladder of the knobs in one process. Each variant
+//! changes one knob from `MsmConfig::default()`; variants are timed
+//! interleaved in ABBA order so that drift (clocks, thermals, other load) hits
+//! every variant alike instead of favouring whichever ran first.
+
+use std::time::Instant;
+
+use ark_ec::CurveGroup;
+use msm_core::{cpu, GpuContext, MsmConfig, MsmError, PrefMem};
+use serde::Serialize;
+
+use crate::error::CliError;
+use crate::knobs::{adapter_line, config_line, GpuArgs};
+use crate::stats::{summarize, Summary};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// log2 of the number of points.
+    #[arg(long, default_value_t = 12)]
+    logn: u32,
+    /// Timed repetitions per variant, after one warm-up (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
+    /// Seed of the inputs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON array (one object per variant) instead of the table.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    gpu: GpuArgs,
+}
+
+/// The default, then each knob value that differs from it, one knob at a time.
+fn ladder() -> Vec<MsmConfig> {
+    let d = MsmConfig::default();
+    let mut out = vec![d.clone()];
+    let mut push = |c: MsmConfig| {
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    };
+    for walker_tpb in [64, 96, 128, 160, 256] {
+        push(MsmConfig {
+            walker_tpb,
+            ..d.clone()
+        });
+    }
+    for walker_pref_mem in [PrefMem::Private, PrefMem::Workgroup] {
+        push(MsmConfig {
+            walker_pref_mem,
+            ..d.clone()
+        });
+    }
+    for walker_cache_dx in [true, false] {
+        push(MsmConfig {
+            walker_cache_dx,
+            ..d.clone()
+        });
+    }
+    for walker_fused in [true, false] {
+        push(MsmConfig {
+            walker_fused,
+            ..d.clone()
+        });
+    }
+    for walker_slots in [2, 4, 8, 16] {
+        push(MsmConfig {
+            walker_slots,
+            ..d.clone()
+        });
+    }
+    out
+}
+
+/// One variant's fate: not run (its plan is invalid on this adapter), failed
+/// while running, or timed.
+enum Outcome {
+    Skipped(String),
+    Failed(String),
+    Timed { times: Vec<f64>, correct: bool },
+}
+
+struct Variant {
+    config: MsmConfig,
+    outcome: Outcome,
+}
+
+#[derive(Serialize)]
+struct Row {
+    adapter: String,
+    backend: String,
+    driver: String,
+    n: usize,
+    logn: u32,
+    seed: u64,
+    variant: String,
+    default: bool,
+    /// "ok", "skipped" (invalid plan on this adapter) or "failed" (error while running).
+    status: &'static str,
+    reason: Option<String>,
+    reps: usize,
+    median_ms: Option<f64>,
+    min_ms: Option<f64>,
+    max_ms: Option<f64>,
+    correct: Option<bool>,
+    /// This variant's median over the default's: below 1 is faster.
+    ratio_to_default: Option<f64>,
+}
+
+pub fn run(args: &Args) -> Result<(), CliError> {
+    if args.logn > 26 {
+        return Err(MsmError::InvalidConfig(format!("--logn {}: at most 26", args.logn)).into());
+    }
+    if args.reps == 0 {
+        return Err(MsmError::InvalidConfig("--reps 0: at least 1 timed repetition is needed".into()).into());
+    }
+    let ctx = args.gpu.context(MsmConfig::default())?;
+    let n = 1usize << args.logn;
+    let (bases, scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
+    let expected = cpu::msm_reference(&bases, &scalars).into_affine();
+    let resident = ctx.upload_bases(&bases);
+    let call = |config: &MsmConfig| -> Result<(f64, bool), MsmError> {
+        let t = Instant::now();
+        let run = ctx.msm_blocking_with(&resident, &scalars, config)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        Ok((ms, run.result.into_affine() == expected))
+    };
+
+    let mut variants: Vec<Variant> = ladder()
+        .into_iter()
+        .map(|config| {
+            let outcome = match ctx.plan(n, &config) {
+                Err(e) => Outcome::Skipped(e.to_string()),
+                // Warm-up: pipelines compiled, scratch allocated, checked but untimed.
+                Ok(_) => match call(&config) {
+                    Err(e) => Outcome::Failed(e.to_string()),
+                    Ok((_, correct)) => Outcome::Timed {
+                        times: Vec::new(),
+                        correct,
+                    },
+                },
+            };
+            Variant { config, outcome }
+        })
+        .collect();
+    if !args.json {
+        eprintln!(
+            "timing {} variants x {} reps in ABBA order...",
+            variants
+                .iter()
+                .filter(|v| matches!(v.outcome, Outcome::Timed { .. }))
+                .count(),
+            args.reps
+        );
+    }
+    for rep in 0..args.reps {
+        let order: Vec<usize> = if rep % 2 == 0 {
+            (0..variants.len()).collect()
+        } else {
+            (0..variants.len()).rev().collect()
+        };
+        for i in order {
+            let v = &mut variants[i];
+            if let Outcome::Timed { times, correct } = &mut v.outcome {
+                match call(&v.config) {
+                    Ok((ms, ok)) => {
+                        times.push(ms);
+                        *correct &= ok;
+                    }
+                    Err(e) => v.outcome = Outcome::Failed(e.to_string()),
+                }
+            }
+        }
+    }
+
+    let rows = rows(&ctx, args, n, &variants);
+    if args.json {
+        println!("{}", serde_json::to_string(&rows).expect("serialisable"));
+    } else {
+        print_table(&ctx, args, n, &rows);
+    }
+    if rows.iter().any(|r| r.correct == Some(false)) {
+        return Err(CliError::Mismatch);
+    }
+    if rows.iter().all(|r| r.status == "skipped") {
+        return Err(CliError::NothingRan);
+    }
+    let failed = rows.iter().filter(|r| r.status == "failed").count();
+    if failed > 0 {
+        return Err(CliError::VariantsFailed(failed));
+    }
+    Ok(())
+}
+
+fn rows(ctx: &GpuContext, args: &Args, n: usize, variants: &[Variant]) -> Vec<Row> {
+    let info = ctx.adapter_info();
+    let summary = |v: &Variant| match &v.outcome {
+        Outcome::Timed { times, .. } => Some(summarize(times)),
+        _ => None,
+    };
+    let default_median = variants.first().and_then(summary).map(|s| s.median);
+    variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let s: Option<Summary> = summary(v);
+            let (status, reason, correct) = match &v.outcome {
+                Outcome::Skipped(r) => ("skipped", Some(r.clone()), None),
+                Outcome::Failed(r) => ("failed", Some(r.clone()), None),
+                Outcome::Timed { correct, .. } => ("ok", None, Some(*correct)),
+            };
+            Row {
+                adapter: info.name.clone(),
+                backend: format!("{:?}", info.backend),
+                driver: format!("{} {}", info.driver, info.driver_info),
+                n,
+                logn: args.logn,
+                seed: args.seed,
+                variant: config_line(&v.config),
+                default: i == 0,
+                status,
+                reason,
+                reps: args.reps,
+                median_ms: s.map(|s| s.median),
+                min_ms: s.map(|s| s.min),
+                max_ms: s.map(|s| s.max),
+                correct,
+                ratio_to_default: s.zip(default_median).map(|(s, d)| s.median / d),
+            }
+        })
+        .collect()
+}
+
+fn print_table(ctx: &GpuContext, args: &Args, n: usize, rows: &[Row]) {
+    println!("adapter  {}", adapter_line(ctx));
+    println!("field    {}", ctx.field_layout());
+    println!(
+        "inputs   n = 2^{} = {n}, seed {}; {} reps per variant after one warm-up, ABBA order; \
+         wall clock per call to the result on the host",
+        args.logn, args.seed, args.reps
+    );
+    let width = rows.iter().map(|r| r.variant.len()).max().unwrap_or(0).max(7);
+    println!(
+        "{:<width$}  {:>10}  {:>21}  {:>7}  {:>9}",
+        "variant", "median ms", "min..max ms", "correct", "x default"
+    );
+    for r in rows {
+        match (r.median_ms, r.min_ms, r.max_ms) {
+            (Some(med), Some(lo), Some(hi)) => println!(
+                "{:<width$}  {med:>10.3}  {:>21}  {:>7}  {:>9}{}",
+                r.variant,
+                format!("{lo:.3}..{hi:.3}"),
+                if r.correct == Some(true) { "ok" } else { "WRONG" },
+                r.ratio_to_default.map_or("-".into(), |x| format!("{x:.3}")),
+                if r.default { "  (default)" } else { "" },
+            ),
+            _ => println!(
+                "{:<width$}  {} : {}",
+                r.variant,
+                r.status,
+                r.reason.as_deref().unwrap_or("")
+            ),
+        }
+    }
+    println!("x default: the variant's median over the default's (below 1 is faster)");
+}
