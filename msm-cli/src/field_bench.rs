@@ -1,5 +1,7 @@
-//! `msm-cli field-bench`: multiplications per second of each field layout.
+//! `msm-cli field-bench`: multiplications (or inversions) per second of each
+//! field layout.
 
+use msm_core::diagnostics::ChainOp;
 use msm_core::{ContextOptions, FieldLayout, GpuContext, MsmError};
 
 #[derive(clap::Args)]
@@ -10,9 +12,13 @@ pub struct Args {
     /// Threads, each running one dependent chain.
     #[arg(long, default_value_t = 1 << 20)]
     invocations: usize,
-    /// Multiplications per chain (keep under 65,535 on lavapipe).
+    /// Operations per chain (keep under 65,535 / 80 for `inv` on lavapipe).
     #[arg(long, default_value_t = 256)]
     iters: u32,
+    /// The chained operation: `mul` (x <- x y) or `inv` (x <- y / x: one
+    /// inversion and one multiplication).
+    #[arg(long, default_value = "mul")]
+    op: String,
     /// Timed repetitions after one warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     reps: usize,
@@ -25,6 +31,11 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<(), MsmError> {
+    let (op, unit) = match args.op.as_str() {
+        "mul" => (ChainOp::Mul, "mul/s"),
+        "inv" => (ChainOp::Inv, "inv/s"),
+        other => return Err(MsmError::InvalidConfig(format!("--op {other}: expected mul or inv"))),
+    };
     let layouts: Vec<FieldLayout> = if args.layout.is_empty() {
         FieldLayout::ALL.to_vec()
     } else {
@@ -56,16 +67,16 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
                 info.name
             );
         }
-        let t = pollster::block_on(ctx.field_throughput(args.invocations, args.iters, args.reps))?;
+        let t = pollster::block_on(ctx.field_throughput(args.invocations, args.iters, args.reps, op))?;
         if args.json {
             println!(
-                "{{\"adapter\":{:?},\"backend\":\"{:?}\",\"driver\":{:?},\"layout\":\"{layout}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"mults_per_sec_median\":{:.4e},\"mults_per_sec_min\":{:.4e},\"mults_per_sec_max\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
-                info.name, info.backend, format!("{} {}", info.driver, info.driver_info), args.invocations, args.iters, args.reps,
+                "{{\"adapter\":{:?},\"backend\":\"{:?}\",\"driver\":{:?},\"layout\":\"{layout}\",\"op\":\"{}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"mults_per_sec_median\":{:.4e},\"mults_per_sec_min\":{:.4e},\"mults_per_sec_max\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
+                info.name, info.backend, format!("{} {}", info.driver, info.driver_info), args.op, args.invocations, args.iters, args.reps,
                 t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best, t.correct
             );
         } else {
             println!(
-                "{:<11} {:>10.3e} mul/s (median; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} [{:?}, {} {}] check: {}",
+                "{:<11} {:>10.3e} {unit} (median; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} [{:?}, {} {}] check: {}",
                 layout.name(), t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best,
                 args.invocations, args.iters, args.reps, info.name, info.backend, info.driver, info.driver_info,
                 if t.correct { "ok (arkworks)" } else { "WRONG" }

@@ -98,7 +98,7 @@ impl GpuContext {
         let repr = FieldRepr::new(self.field_layout());
         let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
         let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
-        let (pipeline, groups) = self.bench_pipeline(a.len(), iters).await?;
+        let (pipeline, groups) = self.bench_pipeline(a.len(), iters, ChainOp::Mul).await?;
         let ba = self.storage_init("in_a", bytemuck::cast_slice(&aw), false);
         let bb = self.storage_init("in_b", bytemuck::cast_slice(&bw), false);
         let out = self.storage_out("out", a.len() * 8);
@@ -112,12 +112,17 @@ impl GpuContext {
             .collect()
     }
 
-    async fn bench_pipeline(&self, n: usize, iters: u32) -> Result<(wgpu::ComputePipeline, (u32, u32)), MsmError> {
+    async fn bench_pipeline(
+        &self,
+        n: usize,
+        iters: u32,
+        op: ChainOp,
+    ) -> Result<(wgpu::ComputePipeline, (u32, u32)), MsmError> {
         let pipeline = self
             .pipeline(
                 ShaderId::FieldBench,
                 "main",
-                &[("ITERS", iters as f64), ("WG", WG as f64)],
+                &[("ITERS", iters as f64), ("WG", WG as f64), ("OP", op as u32 as f64)],
             )
             .await?;
         Ok((pipeline, self.grid(n.div_ceil(WG as usize) as u32)))
@@ -149,7 +154,13 @@ impl GpuContext {
     /// enough that submission overhead is noise). Every output is checked
     /// against arkworks.
     #[cfg(not(target_arch = "wasm32"))]
-    pub async fn field_throughput(&self, invocations: usize, iters: u32, reps: usize) -> Result<Throughput, MsmError> {
+    pub async fn field_throughput(
+        &self,
+        invocations: usize,
+        iters: u32,
+        reps: usize,
+        op: ChainOp,
+    ) -> Result<Throughput, MsmError> {
         use ark_ff::Field;
         use ark_std::UniformRand;
         let mut rng = ark_std::test_rng();
@@ -158,7 +169,7 @@ impl GpuContext {
         let repr = FieldRepr::new(self.field_layout());
         let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
         let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
-        let (pipeline, groups) = self.bench_pipeline(invocations, iters).await?;
+        let (pipeline, groups) = self.bench_pipeline(invocations, iters, op).await?;
         let ba = self.storage_init("in_a", bytemuck::cast_slice(&aw), false);
         let bb = self.storage_init("in_b", bytemuck::cast_slice(&bw), false);
         let out = self.storage_out("out", invocations * 8);
@@ -174,10 +185,15 @@ impl GpuContext {
             }
         }
         let words = self.read_words(&out, invocations * 8).await?;
-        let correct = words
-            .chunks_exact(8)
-            .zip(a.iter().zip(&b))
-            .all(|(w, (x, y))| repr.from_gpu(w.try_into().unwrap()) == Some(*x * y.pow([iters as u64])));
+        let correct = words.chunks_exact(8).zip(a.iter().zip(&b)).all(|(w, (x, y))| {
+            let want = match op {
+                ChainOp::Mul => *x * y.pow([iters as u64]),
+                // x -> y / x has period 2
+                ChainOp::Inv if iters.is_multiple_of(2) => *x,
+                ChainOp::Inv => *y / x,
+            };
+            repr.from_gpu(w.try_into().unwrap()) == Some(want)
+        });
         times.sort_by(|x, y| x.partial_cmp(y).unwrap());
         let mults = invocations as f64 * iters as f64;
         Ok(Throughput {
@@ -190,9 +206,19 @@ impl GpuContext {
     }
 }
 
+/// The chained operation of the `field_bench` shader. Keep codes in sync.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainOp {
+    /// x <- x * y
+    Mul = 0,
+    /// x <- y / x (one inversion and one multiplication)
+    Inv = 1,
+}
+
 /// Result of [`GpuContext::field_throughput`].
 #[derive(Clone, Copy, Debug)]
 pub struct Throughput {
+    /// Chained operations per second (multiplications, or inversions for [`ChainOp::Inv`]).
     pub mults_per_sec_median: f64,
     pub mults_per_sec_best: f64,
     pub mults_per_sec_worst: f64,

@@ -442,6 +442,40 @@ impl GpuContext {
         self.msm(&bases, scalars).await
     }
 
+    /// Runs the first `passes` passes (1..=4, order of [`PASSES`]) of one MSM and
+    /// waits until the GPU has finished them. For per-pass benches: time each
+    /// prefix to the host and take differences.
+    pub async fn run_pass_prefix(
+        &self,
+        bases: &Bases,
+        scalars: &[Fr],
+        config: &MsmConfig,
+        passes: usize,
+    ) -> Result<(), MsmError> {
+        if !(1..=4).contains(&passes) {
+            return Err(MsmError::InvalidConfig(format!("passes = {passes}: expected 1..=4")));
+        }
+        if scalars.is_empty() || bases.len() != scalars.len() {
+            return Err(MsmError::LengthMismatch {
+                bases: bases.len(),
+                scalars: scalars.len(),
+            });
+        }
+        let plan = self.plan(scalars.len(), config)?;
+        let p = self.pipelines(config, &plan).await?;
+        let s = self.take_scratch(&plan);
+        self.upload_scalars(&s, &plan, scalars);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        for pass in 0..passes {
+            self.encode_pass(&mut enc, &p, &s, bases, pass, None, config);
+        }
+        self.queue.submit([enc.finish()]);
+        // The readback is queued behind the passes: its arrival means they finished.
+        let done = self.read_words(&s.counts, 1).await;
+        *self.scratch.lock().unwrap() = Some(s);
+        done.map(|_| ())
+    }
+
     /// Runs the passes one at a time and reads every intermediate buffer back
     /// (slow; for per-pass tests against the CPU twins).
     pub async fn msm_stages(&self, bases: &Bases, scalars: &[Fr], config: &MsmConfig) -> Result<MsmStages, MsmError> {

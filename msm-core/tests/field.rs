@@ -136,3 +136,17 @@ proptest! {
         }
     }
 }
+
+/// Chained inversions x <- y / x (the shape `field-bench --op inv` times)
+/// agree with arkworks on every layout.
+#[test]
+fn inversion_chain_matches_arkworks() {
+    use msm_core::diagnostics::ChainOp;
+    for layout in FieldLayout::ALL {
+        let Some(ctx) = ctx(layout) else { continue };
+        for iters in [5, 6] {
+            let t = pollster::block_on(ctx.field_throughput(64, iters, 1, ChainOp::Inv)).unwrap();
+            assert!(t.correct, "{layout} inversion chain of {iters}");
+        }
+    }
+}

@@ -1,9 +1,12 @@
-// Chained Montgomery multiplications: x <- x * y, ITERS times per invocation.
-// Measures multiplication throughput and, being one long dependent chain, shows
-// whether a driver's loop budget cut the loop short (the result would be wrong).
+// Chained field operations, ITERS times per invocation:
+//   OP 0: x <- x * y (multiplication throughput);
+//   OP 1: x <- y / x = fq_inv(x) * y (inversion throughput; period 2).
+// Being one long dependent chain, it also shows whether a driver's loop budget
+// cut the loop short (the result would be wrong).
 #import field
 
 override ITERS: u32 = 64u;
+override OP: u32 = 0u;
 override WG: u32 = 64u;
 
 @group(0) @binding(0) var<storage, read> in_a: array<array<u32, 8>>;
@@ -18,8 +21,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var x = fq_unpack(in_a[i]);
     let y = fq_unpack(in_b[i]);
-    for (var k = 0u; k < ITERS; k++) {
-        x = fq_mul(x, y);
+    if OP == 0u {
+        for (var k = 0u; k < ITERS; k++) {
+            x = fq_mul(x, y);
+        }
+    } else {
+        for (var k = 0u; k < ITERS; k++) {
+            x = fq_mul(fq_inv(x), y);
+        }
     }
     out[i] = fq_pack(x);
 }
