@@ -36,6 +36,10 @@ pub struct KnobArgs {
     /// Walker threads (default: from n).
     #[arg(long)]
     pub wthreads: Option<u32>,
+    /// Split the MSM into chunks of at most this many points (default: only
+    /// where the adapter's bindings require it).
+    #[arg(long)]
+    pub max_chunk_points: Option<u32>,
 }
 
 pub fn parse_prefmem(s: &str) -> Result<PrefMem, MsmError> {
@@ -59,6 +63,7 @@ impl KnobArgs {
             walker_fused: self.fused,
             walker_threads: self.wthreads,
             timing: false,
+            max_chunk_points: self.max_chunk_points,
         })
     }
 }

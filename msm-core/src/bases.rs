@@ -38,7 +38,9 @@ impl std::fmt::Debug for Bases {
 
 impl GpuContext {
     /// Converts `points` and uploads them once. Identity points are allowed
-    /// (they contribute nothing).
+    /// (they contribute nothing). Each coordinate plane is one buffer of
+    /// n x 32 bytes, so n is bounded by the adapter's largest storage binding
+    /// (2^26 points at 2 GiB); wgpu reports a larger set as a device error.
     pub fn upload_bases(&self, points: &[G1Affine]) -> Bases {
         let repr = FieldRepr::new(self.field_layout());
         let mut x = vec![0u32; points.len() * 8];

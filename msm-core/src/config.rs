@@ -41,6 +41,10 @@ pub struct MsmConfig {
     pub walker_threads: Option<u32>,
     /// Per-pass GPU timestamps when the context has them (default off).
     pub timing: bool,
+    /// Split an MSM into chunks of at most this many points, summed on the
+    /// host. `None`: chunks only where one chunk's buffers would exceed the
+    /// adapter's largest binding. Smaller chunks use less GPU memory.
+    pub max_chunk_points: Option<u32>,
 }
 
 impl Default for MsmConfig {
@@ -54,6 +58,7 @@ impl Default for MsmConfig {
             walker_fused: false,
             walker_threads: None,
             timing: false,
+            max_chunk_points: None,
         }
     }
 }
@@ -146,6 +151,9 @@ impl MsmConfig {
             .ok()
             .filter(|&v| v < (1 << 31))
             .ok_or_else(|| invalid(format!("{n} points: at most 2^31 - 1 are supported")))?;
+        if self.max_chunk_points == Some(0) {
+            return Err(invalid("max_chunk_points = 0: must be at least 1".into()));
+        }
         let c = self.window_bits.unwrap_or_else(|| auto_window_bits(n));
         if !(2..=20).contains(&c) {
             return Err(invalid(format!("window_bits = {c}: must be in 2..=20")));
@@ -211,13 +219,13 @@ impl MsmConfig {
             ("bucket sums", plan.total_buckets() * record),
             ("walker partials", 2 * tasks as u64 * record),
             ("entry stream", entries * 4),
-            ("bases", n as u64 * 32),
         ] {
             if bytes > bounds.max_binding_size {
-                return Err(invalid(format!(
-                    "{what} need {bytes} bytes in one binding; the adapter allows {}: use fewer points or a smaller window_bits",
-                    bounds.max_binding_size
-                )));
+                return Err(MsmError::BindingTooSmall {
+                    what,
+                    bytes,
+                    limit: bounds.max_binding_size,
+                });
             }
         }
         Ok(plan)

@@ -29,6 +29,11 @@ pub enum MsmError {
     LengthMismatch { bases: usize, scalars: usize },
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),
+    #[error(
+        "{what} need {bytes} bytes in one binding; the adapter allows {limit}: use fewer points per chunk \
+         (max_chunk_points) or a smaller window_bits"
+    )]
+    BindingTooSmall { what: &'static str, bytes: u64, limit: u64 },
     #[error("the GPU returned a value that is not a reduced field element (a shader bug)")]
     CorruptResult,
 }

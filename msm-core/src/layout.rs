@@ -15,7 +15,8 @@ pub struct MsmParams {
     pub buckets: u32,
     pub tasks: u32,
     pub segments: u32,
-    pub _pad: [u32; 2],
+    pub base_offset: u32,
+    pub _pad: u32,
 }
 
 impl From<&Plan> for MsmParams {
@@ -27,7 +28,8 @@ impl From<&Plan> for MsmParams {
             buckets: p.buckets,
             tasks: p.tasks,
             segments: p.segments,
-            _pad: [0; 2],
+            base_offset: 0,
+            _pad: 0,
         }
     }
 }

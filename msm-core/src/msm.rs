@@ -188,11 +188,14 @@ impl GpuContext {
         }
     }
 
-    fn upload_scalars(&self, s: &Scratch, plan: &Plan, scalars: &[Fr]) {
+    fn upload_scalars(&self, s: &Scratch, plan: &Plan, scalars: &[Fr], base_offset: usize) {
         let words = scalar_words_all(scalars);
         self.queue.write_buffer(&s.scalars, 0, bytemuck::cast_slice(&words));
-        self.queue
-            .write_buffer(&s.params, 0, bytemuck::bytes_of(&MsmParams::from(plan)));
+        let params = MsmParams {
+            base_offset: base_offset as u32,
+            ..MsmParams::from(plan)
+        };
+        self.queue.write_buffer(&s.params, 0, bytemuck::bytes_of(&params));
     }
 
     /// Records pass `pass` (index into [`PASSES`]).
@@ -345,11 +348,56 @@ impl GpuContext {
                 timings: MsmTimings::default(),
             });
         }
+        let chunk = self.chunk_points(scalars.len(), config)?;
+        let mut total = MsmRun {
+            result: G1Projective::zero(),
+            plan: None,
+            timings: MsmTimings::default(),
+        };
+        for (k, part) in scalars.chunks(chunk).enumerate() {
+            let run = self.msm_chunk(bases, k * chunk, part, config).await?;
+            total.result += run.result;
+            total.plan = total.plan.or(run.plan);
+            let (t, r) = (&mut total.timings, &run.timings);
+            t.upload_ms += r.upload_ms;
+            t.gpu_wall_ms += r.gpu_wall_ms;
+            t.host_combine_ms += r.host_combine_ms;
+            t.gpu_pass_ms = match (k, t.gpu_pass_ms, r.gpu_pass_ms) {
+                (0, _, p) => p,
+                (_, Some(a), Some(b)) => Some(std::array::from_fn(|i| a[i] + b[i])),
+                _ => None,
+            };
+        }
+        Ok(total)
+    }
+
+    /// Points per chunk: the whole input when its buffers fit the adapter's
+    /// bindings (and `max_chunk_points` allows), else the largest power-of-two
+    /// share that fits.
+    fn chunk_points(&self, n: usize, config: &MsmConfig) -> Result<usize, MsmError> {
+        let mut chunk = n.min(config.max_chunk_points.map_or(usize::MAX, |c| c as usize));
+        loop {
+            match self.plan(chunk, config) {
+                Ok(_) => return Ok(chunk),
+                Err(MsmError::BindingTooSmall { .. }) if chunk > 1 => chunk = chunk.div_ceil(2),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// One chunk: points [base_offset, base_offset + scalars.len()) of `bases`.
+    async fn msm_chunk(
+        &self,
+        bases: &Bases,
+        base_offset: usize,
+        scalars: &[Fr],
+        config: &MsmConfig,
+    ) -> Result<MsmRun, MsmError> {
         let plan = self.plan(scalars.len(), config)?;
         let pipelines = self.pipelines(config, &plan).await?;
         let t0 = web_time::Instant::now();
         let scratch = self.take_scratch(&plan);
-        self.upload_scalars(&scratch, &plan, scalars);
+        self.upload_scalars(&scratch, &plan, scalars, base_offset);
         let upload_ms = t0.elapsed().as_secs_f64() * 1e3;
         let timing = config.timing && self.has_timestamps();
         let queries = timing.then(|| {
@@ -464,7 +512,7 @@ impl GpuContext {
         let plan = self.plan(scalars.len(), config)?;
         let p = self.pipelines(config, &plan).await?;
         let s = self.take_scratch(&plan);
-        self.upload_scalars(&s, &plan, scalars);
+        self.upload_scalars(&s, &plan, scalars, 0);
         let mut enc = self.device.create_command_encoder(&Default::default());
         for pass in 0..passes {
             self.encode_pass(&mut enc, &p, &s, bases, pass, None, config);
@@ -488,7 +536,7 @@ impl GpuContext {
         }
         let p = self.pipelines(config, &plan).await?;
         let s = self.scratch(&plan);
-        self.upload_scalars(&s, &plan, scalars);
+        self.upload_scalars(&s, &plan, scalars, 0);
         let records = |words: Vec<u32>| -> Vec<PointRecord> { bytemuck::cast_slice(&words).to_vec() };
         let rec_words = POINT_RECORD_BYTES / 4;
         let tb = plan.total_buckets() as usize;

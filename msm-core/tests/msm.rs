@@ -399,3 +399,36 @@ fn long_chains_are_combined_in_levels() {
     };
     check(ctx, &bases, &scalars, &config, "long chains");
 }
+
+/// Inputs split into chunks (each its own plan, with an offset into the
+/// resident bases) sum to the same point.
+#[test]
+fn chunked_msm_matches_arkworks() {
+    let ctx = default_ctx();
+    let n = 1000;
+    let mut bases = random_bases(100, n);
+    bases[450] = G1Affine::zero();
+    let scalars = random_scalars(101, n);
+    for chunk in [1000, 333, 256, 1] {
+        let config = MsmConfig {
+            max_chunk_points: Some(chunk),
+            ..Default::default()
+        };
+        if chunk == 1 {
+            // one point per chunk: keep it short
+            check(ctx, &bases[..7], &scalars[..7], &config, "chunks of 1");
+        } else {
+            check(ctx, &bases, &scalars, &config, &format!("chunks of {chunk}"));
+        }
+    }
+    let b = ctx.upload_bases(&bases[..3]);
+    let e = pollster::block_on(ctx.msm_with(
+        &b,
+        &scalars[..3],
+        &MsmConfig {
+            max_chunk_points: Some(0),
+            ..Default::default()
+        },
+    ));
+    assert!(e.unwrap_err().to_string().contains("max_chunk_points"));
+}

@@ -48,7 +48,7 @@ fn point_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
 @compute @workgroup_size(64)
 fn histogram(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = point_index(gid, nwg);
-    if i >= params.n || base_flags[i] != 0u {
+    if i >= params.n || base_flags[params.base_offset + i] != 0u {
         return;
     }
     let s = scalars[i];
@@ -98,7 +98,7 @@ fn scan(@builtin(local_invocation_index) t: u32) {
 @compute @workgroup_size(64)
 fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = point_index(gid, nwg);
-    if i >= params.n || base_flags[i] != 0u {
+    if i >= params.n || base_flags[params.base_offset + i] != 0u {
         return;
     }
     let s = scalars[i];

@@ -67,8 +67,9 @@ fn pref_load(li: u32, s: u32) -> array<u32, 8> {
 }
 #endif
 
+// The entry's point in the resident bases (entries index the chunk).
 fn base_index(entry: u32) -> u32 {
-    return entry & ~SIGN_BIT;
+    return params.base_offset + (entry & ~SIGN_BIT);
 }
 
 fn load_y(entry: u32) -> Fq {

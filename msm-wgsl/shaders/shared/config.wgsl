@@ -20,8 +20,9 @@ struct MsmParams {
     tasks: u32,
     // reduce segments per window
     segments: u32,
+    // index of this chunk's first point in the resident bases
+    base_offset: u32,
     _pad0: u32,
-    _pad1: u32,
 }
 
 // An affine point with its bucket: a final bucket sum, or a walker partial.
