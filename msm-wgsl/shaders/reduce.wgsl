@@ -15,27 +15,6 @@
 @group(0) @binding(3) var<storage, read_write> segment_sums: array<array<u32, 32>>;
 @group(0) @binding(4) var<storage, read_write> window_sums: array<array<u32, 32>>;
 
-fn pack_xyzz(p: Xyzz) -> array<u32, 32> {
-    var v: array<u32, 32>;
-    let c = array<array<u32, 8>, 4>(fq_pack(p.x), fq_pack(p.y), fq_pack(p.zz), fq_pack(p.zzz));
-    for (var k = 0u; k < 4u; k++) {
-        for (var j = 0u; j < 8u; j++) {
-            v[8u * k + j] = c[k][j];
-        }
-    }
-    return v;
-}
-
-fn unpack_xyzz(v: array<u32, 32>) -> Xyzz {
-    var c: array<array<u32, 8>, 4>;
-    for (var k = 0u; k < 4u; k++) {
-        for (var j = 0u; j < 8u; j++) {
-            c[k][j] = v[8u * k + j];
-        }
-    }
-    return Xyzz(fq_unpack(c[0]), fq_unpack(c[1]), fq_unpack(c[2]), fq_unpack(c[3]));
-}
-
 // k * p for 0 < k < 2^31 (double-and-add below the top bit).
 fn xyzz_mul_small(p: Xyzz, k: u32) -> Xyzz {
     var r = p;
@@ -74,7 +53,7 @@ fn segments(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     if lo > 0u {
         total = xyzz_add(total, xyzz_mul_small(running, lo));
     }
-    segment_sums[id] = pack_xyzz(total);
+    segment_sums[id] = xyzz_pack(total);
 }
 
 const WG_REDUCE: u32 = 64u;
@@ -85,13 +64,13 @@ fn windows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
     let j = wid.x;
     var acc = xyzz_identity();
     for (var g = t; g < params.segments; g += WG_REDUCE) {
-        acc = xyzz_add(acc, unpack_xyzz(segment_sums[j * params.segments + g]));
+        acc = xyzz_add(acc, xyzz_unpack(segment_sums[j * params.segments + g]));
     }
-    tree[t] = pack_xyzz(acc);
+    tree[t] = xyzz_pack(acc);
     workgroupBarrier();
     for (var half = WG_REDUCE / 2u; half > 0u; half >>= 1u) {
         if t < half {
-            tree[t] = pack_xyzz(xyzz_add(unpack_xyzz(tree[t]), unpack_xyzz(tree[t + half])));
+            tree[t] = xyzz_pack(xyzz_add(xyzz_unpack(tree[t]), xyzz_unpack(tree[t + half])));
         }
         workgroupBarrier();
     }

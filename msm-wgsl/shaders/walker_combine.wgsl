@@ -31,27 +31,6 @@ struct ChainSum {
 @group(0) @binding(4) var<storage, read_write> level2: array<ChainSum>;
 @group(0) @binding(5) var<storage, read_write> level3: array<ChainSum>;
 
-fn pack_xyzz(p: Xyzz) -> array<u32, 32> {
-    var v: array<u32, 32>;
-    let c = array<array<u32, 8>, 4>(fq_pack(p.x), fq_pack(p.y), fq_pack(p.zz), fq_pack(p.zzz));
-    for (var k = 0u; k < 4u; k++) {
-        for (var j = 0u; j < 8u; j++) {
-            v[8u * k + j] = c[k][j];
-        }
-    }
-    return v;
-}
-
-fn unpack_xyzz(v: array<u32, 32>) -> Xyzz {
-    var c: array<array<u32, 8>, 4>;
-    for (var k = 0u; k < 4u; k++) {
-        for (var j = 0u; j < 8u; j++) {
-            c[k][j] = v[8u * k + j];
-        }
-    }
-    return Xyzz(fq_unpack(c[0]), fq_unpack(c[1]), fq_unpack(c[2]), fq_unpack(c[3]));
-}
-
 // Level-0 element j: the head partial of task j, as (point, in chain, through).
 fn head_in_chain(j: u32) -> bool {
     let h = partials[2u * j];
@@ -120,7 +99,7 @@ fn blocks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
             if (e.flags & 1u) == 0u {
                 break;
             }
-            acc = xyzz_add(acc, unpack_xyzz(e.p));
+            acc = xyzz_add(acc, xyzz_unpack(e.p));
             through = (e.flags & 2u) != 0u;
         }
         flags = 1u;
@@ -131,7 +110,7 @@ fn blocks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
             flags = 3u;
         }
     }
-    store_element(LEVEL, b, ChainSum(pack_xyzz(acc), flags));
+    store_element(LEVEL, b, ChainSum(xyzz_pack(acc), flags));
 }
 
 // Each owner (a task with a tail partial) sums its chain and writes the bucket.
@@ -167,7 +146,7 @@ fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
             through = partials[2u * j].through != 0u;
         } else {
             let e = element(level, j / step);
-            acc = xyzz_add(acc, unpack_xyzz(e.p));
+            acc = xyzz_add(acc, xyzz_unpack(e.p));
             through = (e.flags & 2u) != 0u;
         }
         if !through {

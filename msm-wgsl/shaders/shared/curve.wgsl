@@ -118,3 +118,25 @@ fn xyzz_add(p: Xyzz, q: Xyzz) -> Xyzz {
     let y3 = fq_sub(fq_mul(r, fq_sub(q_, x3)), fq_mul(s1, ppp));
     return Xyzz(x3, y3, fq_mul(fq_mul(p.zz, q.zz), pp), fq_mul(fq_mul(p.zzz, q.zzz), ppp));
 }
+
+// An XYZZ point as 32 storage words (x, y, zz, zzz packed), and back.
+fn xyzz_pack(p: Xyzz) -> array<u32, 32> {
+    var v: array<u32, 32>;
+    let c = array<array<u32, 8>, 4>(fq_pack(p.x), fq_pack(p.y), fq_pack(p.zz), fq_pack(p.zzz));
+    for (var k = 0u; k < 4u; k++) {
+        for (var j = 0u; j < 8u; j++) {
+            v[8u * k + j] = c[k][j];
+        }
+    }
+    return v;
+}
+
+fn xyzz_unpack(v: array<u32, 32>) -> Xyzz {
+    var c: array<array<u32, 8>, 4>;
+    for (var k = 0u; k < 4u; k++) {
+        for (var j = 0u; j < 8u; j++) {
+            c[k][j] = v[8u * k + j];
+        }
+    }
+    return Xyzz(fq_unpack(c[0]), fq_unpack(c[1]), fq_unpack(c[2]), fq_unpack(c[3]));
+}

@@ -21,21 +21,6 @@ fn load_affine(v: array<u32, 32>) -> Affine {
     return Affine(word8(v, 0u), word8(v, 1u));
 }
 
-fn load_xyzz(v: array<u32, 32>) -> Xyzz {
-    return Xyzz(word8(v, 0u), word8(v, 1u), word8(v, 2u), word8(v, 3u));
-}
-
-fn store_xyzz(p: Xyzz) -> array<u32, 32> {
-    var v: array<u32, 32>;
-    let c = array<array<u32, 8>, 4>(fq_pack(p.x), fq_pack(p.y), fq_pack(p.zz), fq_pack(p.zzz));
-    for (var k = 0u; k < 4u; k++) {
-        for (var j = 0u; j < 8u; j++) {
-            v[8u * k + j] = c[k][j];
-        }
-    }
-    return v;
-}
-
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -57,12 +42,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             let p = load_affine(va);
             r = xyzz_from_affine(affine_double_with_inv(p, fq_inv(fq_double(p.y))));
         }
-        case 2u: { r = xyzz_double(load_xyzz(va)); }
-        case 3u: { r = xyzz_add_affine(load_xyzz(va), load_affine(vb)); }
-        case 4u: { r = xyzz_add(load_xyzz(va), load_xyzz(vb)); }
-        case 5u: { r = xyzz_neg(load_xyzz(va)); }
+        case 2u: { r = xyzz_double(xyzz_unpack(va)); }
+        case 3u: { r = xyzz_add_affine(xyzz_unpack(va), load_affine(vb)); }
+        case 4u: { r = xyzz_add(xyzz_unpack(va), xyzz_unpack(vb)); }
+        case 5u: { r = xyzz_neg(xyzz_unpack(va)); }
         case 6u: { r = xyzz_from_affine(affine_neg(load_affine(va))); }
         default: {}
     }
-    out[i] = store_xyzz(r);
+    out[i] = xyzz_pack(r);
 }
