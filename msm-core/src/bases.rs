@@ -7,14 +7,25 @@ use ark_ec::AffineRepr;
 use crate::gpu::GpuContext;
 use crate::repr::FieldRepr;
 
-/// A base set resident on one context's device (SoA planes x[], y[] and
-/// identity flags).
+/// Bytes of one packed coordinate (8 words).
+const COORD_BYTES: u64 = 32;
+
+/// A base set resident on one context's device, as SoA planes x[], y[] and
+/// identity flags. Sets larger than one storage binding are split into parts
+/// of consecutive points; an MSM runs each part's points as its own chunk.
 pub struct Bases {
     pub(crate) n: usize,
+    pub(crate) parts: Vec<BasePart>,
+    pub(crate) layout: msm_wgsl::FieldLayout,
+}
+
+/// Points `[start, start + len)` of a base set, in buffers of their own.
+pub(crate) struct BasePart {
+    pub(crate) start: usize,
+    pub(crate) len: usize,
     pub(crate) x: wgpu::Buffer,
     pub(crate) y: wgpu::Buffer,
     pub(crate) flags: wgpu::Buffer,
-    pub(crate) layout: msm_wgsl::FieldLayout,
 }
 
 impl Bases {
@@ -25,24 +36,65 @@ impl Bases {
     pub fn is_empty(&self) -> bool {
         self.n == 0
     }
+
+    /// How many buffer sets hold the points (1 unless a coordinate plane would
+    /// exceed the adapter's largest storage binding).
+    pub fn parts(&self) -> usize {
+        self.parts.len()
+    }
 }
 
 impl std::fmt::Debug for Bases {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Bases")
             .field("n", &self.n)
+            .field("parts", &self.parts.len())
             .field("layout", &self.layout)
             .finish()
     }
 }
 
 impl GpuContext {
+    /// The most points one base part may hold: a coordinate plane (32 bytes a
+    /// point) must fit one storage binding and one buffer.
+    pub fn max_base_part_points(&self) -> usize {
+        let limits = self.device.limits();
+        let bytes = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        (bytes / COORD_BYTES).max(1) as usize
+    }
+
     /// Converts `points` and uploads them once. Identity points are allowed
-    /// (they contribute nothing). Each coordinate plane is one buffer of
-    /// n x 32 bytes, so n is bounded by the adapter's largest storage binding
-    /// (2^26 points at 2 GiB); wgpu reports a larger set as a device error.
+    /// (they contribute nothing). A set whose coordinate planes exceed one
+    /// storage binding is split into parts that each fit.
     pub fn upload_bases(&self, points: &[G1Affine]) -> Bases {
+        self.upload_bases_in_parts(points, self.max_base_part_points())
+    }
+
+    /// [`GpuContext::upload_bases`] with at most `part_points` points a part
+    /// (clamped to what one binding holds). Smaller parts only cost extra chunks;
+    /// this exists to exercise the split on small inputs.
+    pub fn upload_bases_in_parts(&self, points: &[G1Affine], part_points: usize) -> Bases {
+        let part_points = part_points.clamp(1, self.max_base_part_points());
         let repr = FieldRepr::new(self.field_layout());
+        let mut parts = Vec::new();
+        let mut start = 0;
+        // An empty set still gets one (minimal) part so bindings stay valid.
+        loop {
+            let chunk = &points[start..(start + part_points).min(points.len())];
+            parts.push(self.upload_part(&repr, start, chunk));
+            start += chunk.len();
+            if start >= points.len() {
+                break;
+            }
+        }
+        Bases {
+            n: points.len(),
+            parts,
+            layout: self.field_layout(),
+        }
+    }
+
+    fn upload_part(&self, repr: &FieldRepr, start: usize, points: &[G1Affine]) -> BasePart {
         let mut x = vec![0u32; points.len() * 8];
         let mut y = vec![0u32; points.len() * 8];
         let flags: Vec<u32> = points.iter().map(|p| u32::from(p.is_zero())).collect();
@@ -65,12 +117,12 @@ impl GpuContext {
         }
         #[cfg(target_arch = "wasm32")]
         convert((&mut x, &mut y, points));
-        Bases {
-            n: points.len(),
+        BasePart {
+            start,
+            len: points.len(),
             x: self.storage_init("bases.x", &x, false),
             y: self.storage_init("bases.y", &y, false),
             flags: self.storage_init("bases.flags", &flags, false),
-            layout: self.field_layout(),
         }
     }
 }

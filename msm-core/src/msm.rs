@@ -5,7 +5,7 @@ use ark_bn254::{Fq, Fr, G1Affine, G1Projective};
 use ark_ff::{Field, Zero};
 use msm_wgsl::ShaderId;
 
-use crate::bases::Bases;
+use crate::bases::{BasePart, Bases};
 use crate::config::{AdapterBounds, MsmConfig, Plan};
 use crate::cpu;
 use crate::error::MsmError;
@@ -205,7 +205,7 @@ impl GpuContext {
         enc: &mut wgpu::CommandEncoder,
         p: &Pipelines,
         s: &Scratch,
-        b: &Bases,
+        b: &BasePart,
         pass: usize,
         ts: Option<&wgpu::QuerySet>,
         cfg: &MsmConfig,
@@ -354,8 +354,16 @@ impl GpuContext {
             plan: None,
             timings: MsmTimings::default(),
         };
-        for (k, part) in scalars.chunks(chunk).enumerate() {
-            let run = self.msm_chunk(bases, k * chunk, part, config).await?;
+        // Chunks never straddle two base parts: each binds one part's buffers.
+        let chunks = bases.parts.iter().flat_map(|part| {
+            let part_scalars = &scalars[part.start..part.start + part.len];
+            part_scalars
+                .chunks(chunk)
+                .enumerate()
+                .map(move |(k, s)| (part, k * chunk, s))
+        });
+        for (k, (part, offset, part_scalars)) in chunks.enumerate() {
+            let run = self.msm_chunk(part, offset, part_scalars, config).await?;
             total.result += run.result;
             total.plan = total.plan.or(run.plan);
             let (t, r) = (&mut total.timings, &run.timings);
@@ -388,7 +396,7 @@ impl GpuContext {
     /// One chunk: points [base_offset, base_offset + scalars.len()) of `bases`.
     async fn msm_chunk(
         &self,
-        bases: &Bases,
+        bases: &BasePart,
         base_offset: usize,
         scalars: &[Fr],
         config: &MsmConfig,
@@ -509,13 +517,14 @@ impl GpuContext {
                 scalars: scalars.len(),
             });
         }
+        let part = single_part(bases)?;
         let plan = self.plan(scalars.len(), config)?;
         let p = self.pipelines(config, &plan).await?;
         let s = self.take_scratch(&plan);
         self.upload_scalars(&s, &plan, scalars, 0);
         let mut enc = self.device.create_command_encoder(&Default::default());
         for pass in 0..passes {
-            self.encode_pass(&mut enc, &p, &s, bases, pass, None, config);
+            self.encode_pass(&mut enc, &p, &s, part, pass, None, config);
         }
         self.queue.submit([enc.finish()]);
         // The readback is queued behind the passes: its arrival means they finished.
@@ -534,6 +543,7 @@ impl GpuContext {
                 scalars: scalars.len(),
             });
         }
+        let part = single_part(bases)?;
         let p = self.pipelines(config, &plan).await?;
         let s = self.scratch(&plan);
         self.upload_scalars(&s, &plan, scalars, 0);
@@ -542,7 +552,7 @@ impl GpuContext {
         let tb = plan.total_buckets() as usize;
         let run = |pass: usize| {
             let mut enc = self.device.create_command_encoder(&Default::default());
-            self.encode_pass(&mut enc, &p, &s, bases, pass, None, config);
+            self.encode_pass(&mut enc, &p, &s, part, pass, None, config);
             self.queue.submit([enc.finish()]);
         };
         run(0);
@@ -581,6 +591,18 @@ impl GpuContext {
             window_sums,
             result,
         })
+    }
+}
+
+/// The one part of a base set that fits a single binding (the diagnostic
+/// entry points run one chunk only).
+fn single_part(bases: &Bases) -> Result<&BasePart, MsmError> {
+    match bases.parts.as_slice() {
+        [part] => Ok(part),
+        parts => Err(MsmError::InvalidConfig(format!(
+            "these bases are split into {} parts; per-pass runs need bases in one part",
+            parts.len()
+        ))),
     }
 }
 

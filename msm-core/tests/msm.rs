@@ -432,3 +432,42 @@ fn chunked_msm_matches_arkworks() {
     ));
     assert!(e.unwrap_err().to_string().contains("max_chunk_points"));
 }
+
+/// Bases split into parts (as for sets larger than one storage binding):
+/// chunks follow the part boundaries, also when chunks are smaller still.
+#[test]
+fn bases_in_parts_match_arkworks() {
+    let ctx = default_ctx();
+    let n = 1000;
+    let mut points = random_bases(102, n);
+    points[299] = G1Affine::zero();
+    points[300] = points[0];
+    let scalars = random_scalars(103, n);
+    let expected = cpu::msm_reference(&points, &scalars);
+    for (part, chunk) in [
+        (300, None),
+        (300, Some(128)),
+        (512, Some(200)),
+        (999, None),
+        (1, Some(1)),
+    ] {
+        let len = if part == 1 { 5 } else { n };
+        let bases = ctx.upload_bases_in_parts(&points[..len], part);
+        assert_eq!(bases.parts(), len.div_ceil(part), "parts of {part}");
+        let config = MsmConfig {
+            max_chunk_points: chunk,
+            ..Default::default()
+        };
+        let got = pollster::block_on(ctx.msm_with(&bases, &scalars[..len], &config)).unwrap();
+        let want = if len == n {
+            expected
+        } else {
+            cpu::msm_reference(&points[..len], &scalars[..len])
+        };
+        assert_eq!(got.result, want, "parts of {part}, chunks of {chunk:?}");
+    }
+    let split = ctx.upload_bases_in_parts(&points[..10], 4);
+    let e = pollster::block_on(ctx.msm_stages(&split, &scalars[..10], &MsmConfig::default()));
+    assert!(e.unwrap_err().to_string().contains("parts"));
+    assert_eq!(ctx.upload_bases(&points).parts(), 1);
+}
