@@ -1,12 +1,8 @@
 //! Shared setup of the criterion benches: seeded inputs, the sizes to run and
 //! the GPU context.
 
-use ark_bn254::{Fr, G1Affine, G1Projective};
-use ark_ec::CurveGroup;
-use ark_ff::UniformRand;
+use ark_bn254::{Fr, G1Affine};
 use msm_core::{ContextOptions, GpuContext};
-use rand::SeedableRng;
-use rand_chacha::ChaCha20Rng;
 
 /// Seed of every bench's inputs: runs compare like with like.
 pub const SEED: u64 = 1;
@@ -14,21 +10,10 @@ pub const SEED: u64 = 1;
 /// log2 sizes run when `MSM_BENCH_LOGN` is unset.
 pub const DEFAULT_LOGN: [u32; 3] = [8, 10, 12];
 
-/// `n` bases and `n` scalars from `seed`. Bases are running sums of 64 random
-/// points, as in `msm-cli`'s generator: fast at 2^20+ and all distinct.
+/// `n` bases and `n` scalars from `seed` ([`msm_core::sample`], the same
+/// inputs as `msm-cli`'s generator).
 pub fn inputs(n: usize, seed: u64) -> (Vec<G1Affine>, Vec<Fr>) {
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let steps: Vec<G1Projective> = (0..64).map(|_| G1Projective::rand(&mut rng)).collect();
-    let mut acc = G1Projective::rand(&mut rng);
-    let points: Vec<G1Projective> = (0..n)
-        .map(|i| {
-            acc += steps[(i * 7 + i / 64) % 64];
-            acc
-        })
-        .collect();
-    let bases = G1Projective::normalize_batch(&points);
-    let scalars = (0..n).map(|_| Fr::rand(&mut rng)).collect();
-    (bases, scalars)
+    msm_core::sample::inputs(n, seed)
 }
 
 /// Parses a list of log2 sizes such as "10,12,16" (each in 0..=26).

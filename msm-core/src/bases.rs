@@ -106,10 +106,10 @@ impl GpuContext {
                 }
             }
         };
-        const CHUNK: usize = 4096;
         #[cfg(not(target_arch = "wasm32"))]
         {
             use rayon::prelude::*;
+            const CHUNK: usize = 4096;
             x.par_chunks_mut(8 * CHUNK)
                 .zip(y.par_chunks_mut(8 * CHUNK))
                 .zip(points.par_chunks(CHUNK))

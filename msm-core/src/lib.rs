@@ -3,7 +3,7 @@
 //! [`GpuContext`] owns the device, the shader library for one field layout and a
 //! pipeline cache; build it once. [`diagnostics`] runs the field and curve
 //! primitives on the GPU for tests and measurements; [`repr`] converts between
-//! arkworks values and the GPU's packed form.
+//! arkworks values and the GPU's packed form; [`sample`] makes seeded inputs.
 
 mod bases;
 mod buffers;
@@ -15,6 +15,7 @@ pub mod gpu;
 pub mod layout;
 pub mod msm;
 pub mod repr;
+pub mod sample;
 
 pub use bases::Bases;
 pub use config::{MsmConfig, Plan, PrefMem};
