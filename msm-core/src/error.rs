@@ -23,6 +23,8 @@ pub enum MsmError {
     Validation { label: String, message: String },
     #[error("GPU buffer readback failed: {0}")]
     Readback(String),
+    #[error("GPU error: {0}")]
+    Device(String),
     #[error("the GPU device was lost: {0}")]
     DeviceLost(String),
     #[error("{bases} bases but {scalars} scalars: the lengths must match")]

@@ -2,7 +2,7 @@
 //! layout and a cache of compiled pipelines. Build it once and reuse it.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use msm_wgsl::{FieldLayout, ShaderId, ShaderLibrary};
 
@@ -46,6 +46,9 @@ pub struct GpuContext {
     pub(crate) scratch: Mutex<Option<crate::msm::Scratch>>,
     pub(crate) config: crate::config::MsmConfig,
     timestamps: bool,
+    /// The first GPU error nobody was waiting for (out of memory, a lost
+    /// device...); reported by the next MSM instead of wgpu's default panic.
+    device_error: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -125,6 +128,10 @@ impl GpuContext {
             })?;
         let mut ctx = Self::from_device(device, queue, info, layout, timestamps)?;
         ctx.config = opts.config.clone();
+        let sink = ctx.device_error.clone();
+        ctx.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            sink.lock().unwrap().get_or_insert_with(|| e.to_string());
+        }));
         Ok(ctx)
     }
 
@@ -161,6 +168,7 @@ impl GpuContext {
             scratch: Mutex::default(),
             config: Default::default(),
             timestamps,
+            device_error: Arc::default(),
         })
     }
 
@@ -208,6 +216,16 @@ impl GpuContext {
 
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
+    }
+
+    /// Fails with the first GPU error that reached no error scope since the
+    /// last call (contexts from [`GpuContext::new`] only: a caller's device
+    /// keeps the caller's error handler).
+    pub(crate) fn check_device_error(&self) -> Result<(), MsmError> {
+        match self.device_error.lock().unwrap().take() {
+            Some(message) => Err(MsmError::Device(message)),
+            None => Ok(()),
+        }
     }
 
     /// The compiled pipeline of entry point `entry` of `id` with override

@@ -363,7 +363,9 @@ impl GpuContext {
                 .map(move |(k, s)| (part, k * chunk, s))
         });
         for (k, (part, offset, part_scalars)) in chunks.enumerate() {
-            let run = self.msm_chunk(part, offset, part_scalars, config).await?;
+            let run = self.msm_chunk(part, offset, part_scalars, config).await;
+            self.check_device_error()?;
+            let run = run?;
             total.result += run.result;
             total.plan = total.plan.or(run.plan);
             let (t, r) = (&mut total.timings, &run.timings);
