@@ -1,7 +1,7 @@
 //! Command-line flags shared by the subcommands: adapter, field layout and
 //! every `MsmConfig` knob.
 
-use msm_core::{ContextOptions, FieldLayout, GpuContext, MsmConfig, MsmError, PrefMem};
+use msm_core::{ContextOptions, FieldLayout, GpuContext, MsmConfig, MsmError, PrefMem, ReduceOn};
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct GpuArgs {
@@ -40,6 +40,20 @@ pub struct KnobArgs {
     /// where the adapter's bindings require it).
     #[arg(long)]
     pub max_chunk_points: Option<u32>,
+    /// Where the reduce step runs: auto (GPU, host on SwiftShader), gpu or host.
+    #[arg(long, default_value = "auto")]
+    pub reduce: String,
+}
+
+pub fn parse_reduce(s: &str) -> Result<ReduceOn, MsmError> {
+    match s {
+        "auto" => Ok(ReduceOn::Auto),
+        "gpu" => Ok(ReduceOn::Gpu),
+        "host" => Ok(ReduceOn::Host),
+        other => Err(MsmError::InvalidConfig(format!(
+            "--reduce {other}: expected auto, gpu or host"
+        ))),
+    }
 }
 
 pub fn parse_prefmem(s: &str) -> Result<PrefMem, MsmError> {
@@ -64,6 +78,7 @@ impl KnobArgs {
             walker_threads: self.wthreads,
             timing: false,
             max_chunk_points: self.max_chunk_points,
+            reduce: parse_reduce(&self.reduce)?,
         })
     }
 }

@@ -58,9 +58,14 @@ impl GpuContext {
             let _ = tx.send(r);
         });
         self.wait_idle()?;
-        rx.await
-            .map_err(|_| MsmError::Readback("map callback dropped".into()))?
-            .map_err(|e| MsmError::Readback(e.to_string()))?;
+        let mapped = rx
+            .await
+            .map_err(|_| MsmError::Readback("map callback dropped".into()))?;
+        if let Err(e) = mapped {
+            // A lost device fails every map: report why it was lost.
+            self.check_device_error()?;
+            return Err(MsmError::Readback(e.to_string()));
+        }
         let bytes = buf
             .slice(..)
             .get_mapped_range()

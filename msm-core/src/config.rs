@@ -14,6 +14,21 @@ pub enum PrefMem {
     Workgroup,
 }
 
+/// Where the bucket sums become window sums (the reduce pass).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReduceOn {
+    /// The GPU, except on SwiftShader (Chromium's software WebGPU and its
+    /// Vulkan ICD), whose shader compiler crashes on the reduce shader's
+    /// inlined point additions: there the host reduces.
+    #[default]
+    Auto,
+    /// The `reduce` pass on the GPU (running sums in segments, then a tree).
+    Gpu,
+    /// Read the bucket sums back and reduce on the CPU (arkworks): one
+    /// readback of windows x buckets records, two additions per bucket.
+    Host,
+}
+
 /// The pipeline's knobs. `Default` gives the documented defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MsmConfig {
@@ -45,6 +60,8 @@ pub struct MsmConfig {
     /// host. `None`: chunks only where one chunk's buffers would exceed the
     /// adapter's largest binding. Smaller chunks use less GPU memory.
     pub max_chunk_points: Option<u32>,
+    /// Where the reduce step runs (default auto: the GPU where it compiles).
+    pub reduce: ReduceOn,
 }
 
 impl Default for MsmConfig {
@@ -59,6 +76,7 @@ impl Default for MsmConfig {
             walker_threads: None,
             timing: false,
             max_chunk_points: None,
+            reduce: ReduceOn::Auto,
         }
     }
 }

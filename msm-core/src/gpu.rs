@@ -49,6 +49,9 @@ pub struct GpuContext {
     /// The first GPU error nobody was waiting for (out of memory, a lost
     /// device...); reported by the next MSM instead of wgpu's default panic.
     device_error: Arc<Mutex<Option<String>>>,
+    /// Kept alive with the device: on the web, dropping the instance loses
+    /// the device ("a valid external Instance reference no longer exists").
+    _instance: Option<(wgpu::Instance, wgpu::Adapter)>,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -128,10 +131,17 @@ impl GpuContext {
             })?;
         let mut ctx = Self::from_device(device, queue, info, layout, timestamps)?;
         ctx.config = opts.config.clone();
+        ctx._instance = Some((instance, adapter));
         let sink = ctx.device_error.clone();
         ctx.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
             sink.lock().unwrap().get_or_insert_with(|| e.to_string());
         }));
+        let sink = ctx.device_error.clone();
+        ctx.device.set_device_lost_callback(move |reason, message| {
+            if reason != wgpu::DeviceLostReason::Destroyed {
+                *sink.lock().unwrap() = Some(format!("the device was lost ({reason:?}): {message}"));
+            }
+        });
         Ok(ctx)
     }
 
@@ -169,6 +179,7 @@ impl GpuContext {
             config: Default::default(),
             timestamps,
             device_error: Arc::default(),
+            _instance: None,
         })
     }
 
@@ -202,6 +213,24 @@ impl GpuContext {
     /// The adapter is a CPU implementation (lavapipe, SwiftShader, WARP...).
     pub fn is_software(&self) -> bool {
         self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// SwiftShader, natively or behind Chromium's WebGPU (which names no
+    /// adapter but reports a CPU device).
+    pub fn is_swiftshader(&self) -> bool {
+        let i = &self.info;
+        i.name.to_lowercase().contains("swiftshader")
+            || i.driver.to_lowercase().contains("swiftshader")
+            || (i.backend == wgpu::Backend::BrowserWebGpu && i.device_type == wgpu::DeviceType::Cpu)
+    }
+
+    /// Whether `config` reduces on the host on this adapter.
+    pub fn reduces_on_host(&self, config: &crate::config::MsmConfig) -> bool {
+        match config.reduce {
+            crate::config::ReduceOn::Auto => self.is_swiftshader(),
+            crate::config::ReduceOn::Gpu => false,
+            crate::config::ReduceOn::Host => true,
+        }
     }
 
     /// lavapipe/llvmpipe stop every loop of an invocation after 65,535 iterations

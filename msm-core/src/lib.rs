@@ -18,7 +18,7 @@ pub mod repr;
 pub mod sample;
 
 pub use bases::Bases;
-pub use config::{MsmConfig, Plan, PrefMem};
+pub use config::{MsmConfig, Plan, PrefMem, ReduceOn};
 pub use error::MsmError;
 pub use gpu::{default_layout, list_adapters, ContextOptions, GpuContext};
 pub use msm::{MsmRun, MsmStages, MsmTimings};

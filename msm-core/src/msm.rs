@@ -24,7 +24,8 @@ pub struct MsmTimings {
     pub gpu_pass_ms: Option<[f64; 4]>,
     /// Host: scalar conversion and upload (wall clock, ms).
     pub upload_ms: f64,
-    /// Host: submit until the window sums are read back (wall clock, ms).
+    /// Host: submit until the window sums are read back (wall clock, ms;
+    /// includes the host's reduce when it reduces).
     pub gpu_wall_ms: f64,
     /// Host: Horner over the window sums (wall clock, ms).
     pub host_combine_ms: f64,
@@ -79,8 +80,8 @@ struct Pipelines {
     walker: wgpu::ComputePipeline,
     combine_blocks: [wgpu::ComputePipeline; 3],
     combine: wgpu::ComputePipeline,
-    segments: wgpu::ComputePipeline,
-    windows: wgpu::ComputePipeline,
+    /// `reduce.segments` and `reduce.windows`; `None` when the host reduces.
+    reduce: Option<(wgpu::ComputePipeline, wgpu::ComputePipeline)>,
 }
 
 const POINTS_PER_GROUP: u32 = 64;
@@ -135,8 +136,14 @@ impl GpuContext {
                     &[("LEVELS", chain_levels(plan.tasks) as f64)],
                 )
                 .await?,
-            segments: self.pipeline(ShaderId::Reduce, "segments", &[]).await?,
-            windows: self.pipeline(ShaderId::Reduce, "windows", &[]).await?,
+            reduce: if self.reduces_on_host(config) {
+                None
+            } else {
+                Some((
+                    self.pipeline(ShaderId::Reduce, "segments", &[]).await?,
+                    self.pipeline(ShaderId::Reduce, "windows", &[]).await?,
+                ))
+            },
         })
     }
 
@@ -297,11 +304,14 @@ impl GpuContext {
                 self.dispatch_in(&mut cp, "walker_combine.owners", &p.combine, &bindings, groups);
             }
             _ => {
+                let Some((segments, windows)) = &p.reduce else {
+                    return;
+                };
                 let groups = self.grid((plan.windows * plan.segments).div_ceil(64));
                 self.dispatch_in(
                     &mut cp,
                     "reduce.segments",
-                    &p.segments,
+                    segments,
                     &[
                         (0, &s.params),
                         (1, &s.counts),
@@ -313,12 +323,32 @@ impl GpuContext {
                 self.dispatch_in(
                     &mut cp,
                     "reduce.windows",
-                    &p.windows,
+                    windows,
                     &[(0, &s.params), (3, &s.segment_sums), (4, &s.window_sums)],
                     (plan.windows, 1),
                 );
             }
         }
+    }
+
+    /// The window sums: read back from the reduce pass, or reduced here from
+    /// the bucket sums when the host reduces.
+    async fn window_sums(&self, s: &Scratch, host_reduce: bool) -> Result<Vec<G1Projective>, MsmError> {
+        if !host_reduce {
+            return self.finish(s).await;
+        }
+        let tb = s.plan.total_buckets() as usize;
+        let counts = self.read_words(&s.counts, tb).await?;
+        let words = self.read_words(&s.bucket_sums, tb * POINT_RECORD_BYTES / 4).await?;
+        let records: &[PointRecord] = bytemuck::cast_slice(&words);
+        let repr = FieldRepr::new(self.field_layout());
+        // Buckets no entry reached hold stale records: skip them as the GPU pass does.
+        let buckets: Vec<Option<G1Affine>> = records
+            .iter()
+            .zip(&counts)
+            .map(|(r, &count)| if count == 0 { Ok(None) } else { record_point(&repr, r) })
+            .collect::<Result<_, _>>()?;
+        Ok(cpu::window_sums(&s.plan, &buckets))
     }
 
     /// Reads the window sums and finishes on the host.
@@ -409,6 +439,7 @@ impl GpuContext {
         let scratch = self.take_scratch(&plan);
         self.upload_scalars(&scratch, &plan, scalars, base_offset);
         let upload_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let host_reduce = self.reduces_on_host(config);
         let timing = config.timing && self.has_timestamps();
         let queries = timing.then(|| {
             self.device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -418,6 +449,11 @@ impl GpuContext {
             })
         });
         let t1 = web_time::Instant::now();
+        // Scopes around recording and submission (no await in between, so
+        // concurrent MSMs cannot interleave scopes): a GPU error here becomes
+        // this call's error, with wgpu's message.
+        let oom_scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation_scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
@@ -437,7 +473,13 @@ impl GpuContext {
             buf
         });
         self.queue.submit([enc.finish()]);
-        let window_sums = self.finish(&scratch).await;
+        let validation = validation_scope.pop();
+        let oom = oom_scope.pop();
+        if let Some(e) = validation.await.or(oom.await) {
+            *self.scratch.lock().unwrap() = Some(scratch);
+            return Err(MsmError::Device(e.to_string()));
+        }
+        let window_sums = self.window_sums(&scratch, host_reduce).await;
         let gpu_wall_ms = t1.elapsed().as_secs_f64() * 1e3;
         let gpu_pass_ms = match resolved {
             Some(buf) => {
@@ -579,7 +621,7 @@ impl GpuContext {
         run(2);
         let bucket_sums = records(self.read_words(&s.bucket_sums, tb * rec_words).await?);
         run(3);
-        let window_sums = self.finish(&s).await?;
+        let window_sums = self.window_sums(&s, self.reduces_on_host(config)).await?;
         let result = cpu::combine_windows(&window_sums, plan.c);
         Ok(MsmStages {
             plan,

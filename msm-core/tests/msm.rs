@@ -12,7 +12,7 @@ use msm_core::cpu;
 use msm_core::layout::{PointRecord, NO_BUCKET};
 use msm_core::msm::record_point;
 use msm_core::repr::FieldRepr;
-use msm_core::{FieldLayout, GpuContext, MsmConfig, PrefMem};
+use msm_core::{FieldLayout, GpuContext, MsmConfig, PrefMem, ReduceOn};
 
 fn random_bases(seed: u64, n: usize) -> Vec<G1Affine> {
     let mut r = rng(seed);
@@ -470,4 +470,27 @@ fn bases_in_parts_match_arkworks() {
     let e = pollster::block_on(ctx.msm_stages(&split, &scalars[..10], &MsmConfig::default()));
     assert!(e.unwrap_err().to_string().contains("parts"));
     assert_eq!(ctx.upload_bases(&points).parts(), 1);
+}
+
+/// The host reduce (bucket sums read back, running sums on the CPU) gives the
+/// same answers as the GPU reduce, including skipped empty buckets.
+#[test]
+fn host_reduce_matches_arkworks() {
+    let ctx = default_ctx();
+    for (i, n) in [1usize, 7, 300, 1025].into_iter().enumerate() {
+        let mut bases = random_bases(300 + i as u64, n);
+        bases[0] = G1Affine::zero();
+        let scalars = random_scalars(400 + i as u64, n);
+        for reduce in [ReduceOn::Host, ReduceOn::Gpu] {
+            let config = MsmConfig {
+                reduce,
+                ..Default::default()
+            };
+            check(ctx, &bases, &scalars, &config, &format!("{reduce:?} reduce"));
+        }
+    }
+    assert!(
+        !ctx.reduces_on_host(&MsmConfig::default()),
+        "lavapipe reduces on the GPU by default"
+    );
 }

@@ -1,1 +1,25 @@
+//! BN254 multi-scalar multiplication for browser provers: msm-core's GPU
+//! pipeline on WebGPU, behind a wasm-bindgen API.
+//!
+//! ```js
+//! import init, { MsmContext } from "./pkg/msm_wasm.js";
+//! await init();
+//! const ctx = await MsmContext.create();
+//! const srs = ctx.uploadBases(basesBytes);      // once per base set
+//! const result = await ctx.msm(srs, scalarBytes); // MsmResult
+//! ```
+//!
+//! Byte formats: [`encoding`]. Knobs: [`options`].
 
+mod api;
+pub mod encoding;
+pub mod options;
+
+pub use api::{cpu_msm, passes, Bases, MsmContext, MsmResult, SampleInputs};
+
+/// Panics (bugs) show their message in the browser console instead of a bare
+/// `unreachable` trap.
+#[wasm_bindgen::prelude::wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
