@@ -1,7 +1,7 @@
 //! Command-line flags shared by the subcommands: adapter, field layout and
 //! every `MsmConfig` knob.
 
-use msm_core::{ContextOptions, FieldLayout, GpuContext, MsmConfig, MsmError, PrefMem, ReduceOn};
+use msm_core::{ContextOptions, FieldCode, FieldLayout, GpuContext, MsmConfig, MsmError, PrefMem, ReduceOn};
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct GpuArgs {
@@ -11,6 +11,10 @@ pub struct GpuArgs {
     /// Field limb layout: 13x20, 16x16 or 32x8-int64 (default: best for the adapter).
     #[arg(long)]
     pub layout: Option<String>,
+    /// Field multiplication code: unrolled or looped (default: looped on
+    /// SwiftShader, unrolled elsewhere).
+    #[arg(long)]
+    pub field_code: Option<String>,
 }
 
 #[derive(clap::Args, Clone, Debug)]
@@ -95,11 +99,22 @@ impl GpuArgs {
                 })
             })
             .transpose()?;
+        let field_code = match self.field_code.as_deref() {
+            None => None,
+            Some("unrolled") => Some(FieldCode::Unrolled),
+            Some("looped") => Some(FieldCode::Looped),
+            Some(other) => {
+                return Err(MsmError::InvalidConfig(format!(
+                    "--field-code {other}: expected unrolled or looped"
+                )))
+            }
+        };
         let ctx = GpuContext::new_blocking(&ContextOptions {
             field_layout,
             adapter_name: self.adapter.clone(),
             timestamps: true,
             config,
+            field_code,
         })?;
         if ctx.is_software() {
             eprintln!(

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use msm_wgsl::{FieldLayout, ShaderId, ShaderLibrary};
+use msm_wgsl::{FieldCode, FieldLayout, ShaderId, ShaderLibrary};
 
 use crate::error::MsmError;
 
@@ -19,6 +19,9 @@ pub struct ContextOptions {
     pub timestamps: bool,
     /// The knobs [`GpuContext::msm`] uses.
     pub config: crate::config::MsmConfig,
+    /// How the field multiplication is written; `None` picks
+    /// [`default_field_code`] for the adapter.
+    pub field_code: Option<FieldCode>,
 }
 
 /// The layout used when none is asked for: 32-bit limbs with 64-bit products
@@ -29,6 +32,25 @@ pub fn default_layout(features: wgpu::Features) -> FieldLayout {
         FieldLayout::Limbs32x8
     } else {
         FieldLayout::Limbs13x20
+    }
+}
+
+/// SwiftShader, natively or behind Chromium's WebGPU (which names no adapter
+/// but reports a CPU device).
+pub fn is_swiftshader(info: &wgpu::AdapterInfo) -> bool {
+    info.name.to_lowercase().contains("swiftshader")
+        || info.driver.to_lowercase().contains("swiftshader")
+        || (info.backend == wgpu::Backend::BrowserWebGpu && info.device_type == wgpu::DeviceType::Cpu)
+}
+
+/// The field code used when none is asked for: looped multiplications on
+/// SwiftShader, whose compiler crashes on the unrolled MSM shaders (see
+/// docs/benchmarks.md), unrolled everywhere else.
+pub fn default_field_code(info: &wgpu::AdapterInfo) -> FieldCode {
+    if is_swiftshader(info) {
+        FieldCode::Looped
+    } else {
+        FieldCode::Unrolled
     }
 }
 
@@ -129,7 +151,8 @@ impl GpuContext {
                 adapter: info.name.clone(),
                 message: e.to_string(),
             })?;
-        let mut ctx = Self::from_device(device, queue, info, layout, timestamps)?;
+        let code = opts.field_code.unwrap_or_else(|| default_field_code(&info));
+        let mut ctx = Self::build(device, queue, info, layout, code, timestamps)?;
         ctx.config = opts.config.clone();
         ctx._instance = Some((instance, adapter));
         let sink = ctx.device_error.clone();
@@ -161,6 +184,18 @@ impl GpuContext {
         layout: FieldLayout,
         timestamps: bool,
     ) -> Result<Self, MsmError> {
+        let code = default_field_code(&info);
+        Self::build(device, queue, info, layout, code, timestamps)
+    }
+
+    fn build(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        layout: FieldLayout,
+        code: FieldCode,
+        timestamps: bool,
+    ) -> Result<Self, MsmError> {
         if layout.needs_int64() && !device.features().contains(wgpu::Features::SHADER_INT64) {
             return Err(MsmError::LayoutUnsupported {
                 layout,
@@ -172,7 +207,7 @@ impl GpuContext {
             device,
             queue,
             info,
-            shaders: ShaderLibrary::new(layout)?,
+            shaders: ShaderLibrary::with_code(layout, code)?,
             modules: Mutex::default(),
             pipelines: Mutex::default(),
             scratch: Mutex::default(),
@@ -215,13 +250,14 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
-    /// SwiftShader, natively or behind Chromium's WebGPU (which names no
-    /// adapter but reports a CPU device).
+    /// SwiftShader, natively or behind Chromium's WebGPU.
     pub fn is_swiftshader(&self) -> bool {
-        let i = &self.info;
-        i.name.to_lowercase().contains("swiftshader")
-            || i.driver.to_lowercase().contains("swiftshader")
-            || (i.backend == wgpu::Backend::BrowserWebGpu && i.device_type == wgpu::DeviceType::Cpu)
+        is_swiftshader(&self.info)
+    }
+
+    /// How this context's field multiplication is written.
+    pub fn field_code(&self) -> FieldCode {
+        self.shaders.field_code()
     }
 
     /// Whether `config` reduces on the host on this adapter.

@@ -20,6 +20,6 @@ pub mod sample;
 pub use bases::Bases;
 pub use config::{MsmConfig, Plan, PrefMem, ReduceOn};
 pub use error::MsmError;
-pub use gpu::{default_layout, list_adapters, ContextOptions, GpuContext};
+pub use gpu::{default_field_code, default_layout, is_swiftshader, list_adapters, ContextOptions, GpuContext};
 pub use msm::{MsmRun, MsmStages, MsmTimings};
-pub use msm_wgsl::FieldLayout;
+pub use msm_wgsl::{FieldCode, FieldLayout};

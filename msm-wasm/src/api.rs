@@ -43,6 +43,8 @@ export interface MsmOptions {
 export interface ContextOptions {
   /** Field limb layout; default "13x20" (WebGPU has no 64-bit integers). */
   fieldLayout?: "13x20" | "16x16" | "32x8-int64";
+  /** Field multiplication code; default "looped" on SwiftShader, else "unrolled". */
+  fieldCode?: "unrolled" | "looped";
   /** Request timestamp-query when the adapter has it (default true). */
   timestamps?: boolean;
   /** Default knobs of this context's MSMs. */
@@ -55,6 +57,7 @@ export interface AdapterDescription {
   deviceType: string;
   driver: string;
   fieldLayout: string;
+  fieldCode: "unrolled" | "looped";
   /** Per-pass GPU timings are available. */
   timestamps: boolean;
   /** A CPU implementation of WebGPU (e.g. SwiftShader): timings are not a GPU's. */
@@ -96,6 +99,7 @@ struct AdapterDescription {
     device_type: String,
     driver: String,
     field_layout: String,
+    field_code: String,
     timestamps: bool,
     software: bool,
 }
@@ -127,6 +131,7 @@ impl MsmContext {
             device_type: format!("{:?}", info.device_type),
             driver: info.driver.clone(),
             field_layout: self.ctx.field_layout().to_string(),
+            field_code: format!("{:?}", self.ctx.field_code()).to_lowercase(),
             timestamps: self.ctx.has_timestamps(),
             software: self.ctx.is_software(),
         })

@@ -41,6 +41,10 @@ pub struct ContextOptions {
     /// shader integers, which WebGPU does not offer.
     #[serde(default)]
     pub field_layout: Option<String>,
+    /// "unrolled" or "looped" field multiplication; default: looped on
+    /// SwiftShader (Chromium's software WebGPU), unrolled elsewhere.
+    #[serde(default)]
+    pub field_code: Option<String>,
     /// Request `timestamp-query` for per-pass GPU timings (default true; it is
     /// only used when an MSM asks for `timing`).
     #[serde(default)]
@@ -143,8 +147,15 @@ impl ContextOptions {
             Some(o) => o.apply(&MsmConfig::default()).map_err(|e| format!("config.{e}"))?,
             None => MsmConfig::default(),
         };
+        let field_code = match self.field_code.as_deref() {
+            None => None,
+            Some("unrolled") => Some(msm_core::FieldCode::Unrolled),
+            Some("looped") => Some(msm_core::FieldCode::Looped),
+            Some(other) => return Err(format!("fieldCode: expected \"unrolled\" or \"looped\", got {other:?}")),
+        };
         Ok(msm_core::ContextOptions {
             field_layout,
+            field_code,
             adapter_name: None,
             timestamps: self.timestamps.unwrap_or(true),
             config,

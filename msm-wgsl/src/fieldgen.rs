@@ -3,13 +3,34 @@
 //! Limb loops are unrolled here, on the host: shaders contain straight-line limb
 //! code, which keeps them clear of lavapipe's per-invocation loop budget and gives
 //! every driver constant indices. Only the inversion keeps a loop (64 windows).
+//! [`FieldCode::Looped`] keeps the multiplication's limb loops instead, for
+//! compilers that inline every call and choke on the unrolled code.
 
 use std::fmt::Write;
 
 use crate::layout::{FieldConstants, FieldLayout};
 
-/// Returns the WGSL text of the `field` module for `layout`.
+/// How the Montgomery multiplication is written out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FieldCode {
+    /// Straight-line limb code (fastest on GPUs measured; required under
+    /// lavapipe's loop budget).
+    #[default]
+    Unrolled,
+    /// Limb loops in `fq_mul` (13x20 only; the other layouts stay unrolled).
+    /// SwiftShader's compiler crashes or runs out of memory on the unrolled
+    /// walker_combine and reduce shaders; with loops they compile. Never use it
+    /// under a loop cap: one multiplication spends 820 loop iterations.
+    Looped,
+}
+
+/// Returns the WGSL text of the unrolled `field` module for `layout`.
 pub fn field_module(layout: FieldLayout) -> String {
+    field_module_with(layout, FieldCode::Unrolled)
+}
+
+/// Returns the WGSL text of the `field` module for `layout`, written as `code` says.
+pub fn field_module_with(layout: FieldLayout, code: FieldCode) -> String {
     let c = FieldConstants::new(layout);
     let g = Gen {
         c: &c,
@@ -24,6 +45,7 @@ pub fn field_module(layout: FieldLayout) -> String {
     g.reduce_raw(&mut s);
     g.add_sub(&mut s);
     match layout {
+        FieldLayout::Limbs13x20 if code == FieldCode::Looped => g.mul_lazy_looped(&mut s),
         FieldLayout::Limbs13x20 => g.mul_lazy(&mut s),
         FieldLayout::Limbs16x16 => g.mul_cios(&mut s, false),
         FieldLayout::Limbs32x8 => g.mul_cios(&mut s, true),
@@ -304,6 +326,44 @@ impl Gen<'_> {
         }
         s.push_str("    return fq_reduce_once(array<u32, ");
         writeln!(s, "{n}>({}));\n}}\n", self.limbs("r")).unwrap();
+    }
+
+    /// [`Gen::mul_lazy`] with its limb loops kept (same arithmetic, same bounds).
+    fn mul_lazy_looped(&self, s: &mut String) {
+        let (w, n) = (self.w, self.n);
+        write!(
+            s,
+            r#"// Lazy Montgomery product: a * b / R mod p (limb loops kept).
+fn fq_mul(a: Fq, b: Fq) -> Fq {{
+    var av = a;
+    var bv = b;
+    var pv = FQ_P;
+    var c: array<u32, {n2}>;
+    for (var i = 0u; i < {n}u; i++) {{
+        let ai = av[i];
+        for (var j = 0u; j < {n}u; j++) {{
+            c[i + j] += ai * bv[j];
+        }}
+        let m = (c[i] * FQ_N0) & FQ_MASK;
+        for (var j = 0u; j < {n}u; j++) {{
+            c[i + j] += m * pv[j];
+        }}
+        c[i + 1u] += c[i] >> {w}u;
+    }}
+    var r: Fq;
+    for (var j = 0u; j < {n}u; j++) {{
+        if j + 1u < {n}u {{
+            c[{n}u + j + 1u] += c[{n}u + j] >> {w}u;
+        }}
+        r[j] = c[{n}u + j] & FQ_MASK;
+    }}
+    return fq_reduce_once(r);
+}}
+
+"#,
+            n2 = 2 * n
+        )
+        .unwrap();
     }
 
     /// No-carry CIOS Montgomery multiplication (valid because p's top limb is below

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use crate::fieldgen::field_module;
+use crate::fieldgen::{field_module_with, FieldCode};
 use crate::layout::FieldLayout;
 use crate::preprocess::{preprocess, ModuleSource, PreprocessError};
 
@@ -105,15 +105,22 @@ impl ShaderId {
 #[derive(Clone, Debug)]
 pub struct ShaderLibrary {
     layout: FieldLayout,
+    code: FieldCode,
     field: String,
 }
 
 impl ShaderLibrary {
-    /// The library for `layout` (generates its field module).
+    /// The library for `layout` with unrolled field code.
     pub fn new(layout: FieldLayout) -> Result<Self, PreprocessError> {
+        Self::with_code(layout, FieldCode::Unrolled)
+    }
+
+    /// The library for `layout` with field code written as `code` says.
+    pub fn with_code(layout: FieldLayout, code: FieldCode) -> Result<Self, PreprocessError> {
         let lib = ShaderLibrary {
             layout,
-            field: field_module(layout),
+            code,
+            field: field_module_with(layout, code),
         };
         for id in ShaderId::FIXED {
             lib.source(id)?;
@@ -123,6 +130,10 @@ impl ShaderLibrary {
 
     pub fn layout(&self) -> FieldLayout {
         self.layout
+    }
+
+    pub fn field_code(&self) -> FieldCode {
+        self.code
     }
 
     /// The plain WGSL of one shader.

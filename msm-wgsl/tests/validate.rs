@@ -2,7 +2,7 @@
 //! with naga; portable layouts validate without 64-bit integers.
 
 use msm_wgsl::registry::WalkerVariant;
-use msm_wgsl::{FieldLayout, ShaderId, ShaderLibrary};
+use msm_wgsl::{FieldCode, FieldLayout, ShaderId, ShaderLibrary};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn validate(src: &str, caps: Capabilities) -> Result<(), String> {
@@ -48,6 +48,23 @@ fn every_shader_validates_for_every_layout() {
             if let Err(e) = validate(&lib.source(id).unwrap(), caps) {
                 panic!("{id:?} ({layout}) failed to validate:\n{e}");
             }
+        }
+    }
+}
+
+#[test]
+fn looped_field_code_validates() {
+    let lib = ShaderLibrary::with_code(FieldLayout::Limbs13x20, FieldCode::Looped).unwrap();
+    assert!(lib
+        .source(ShaderId::FieldOps)
+        .unwrap()
+        .contains("for (var j = 0u; j < 20u; j++)"));
+    let ids = ShaderId::FIXED
+        .into_iter()
+        .chain(walker_variants().into_iter().map(ShaderId::StreamWalker));
+    for id in ids {
+        if let Err(e) = validate(&lib.source(id).unwrap(), Capabilities::empty()) {
+            panic!("{id:?} (13x20, looped) failed to validate:\n{e}");
         }
     }
 }
