@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs the whole test suite. GPU tests run on the first high-performance
-# adapter; on a machine without a GPU that is lavapipe.
+# Runs the whole test suite: native (GPU tests on the first high-performance
+# adapter; on a machine without a GPU that is lavapipe), then the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-runtime-$(id -u)}"
 mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 cargo test --workspace "$@"
+scripts/test-web.sh

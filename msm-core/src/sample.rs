@@ -4,8 +4,8 @@
 //! uniform in Fr. The same seed gives the same inputs on every platform.
 
 use ark_bn254::{Fr, G1Affine, G1Projective};
-use ark_ec::CurveGroup;
-use ark_ff::UniformRand;
+use ark_ec::{AffineRepr, CurveGroup};
+use ark_ff::{UniformRand, Zero};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
@@ -38,6 +38,82 @@ pub fn inputs_with_progress(n: usize, seed: u64, mut progress: impl FnMut(usize,
         .collect();
     progress(2 * n, 2 * n);
     (bases, scalars)
+}
+
+/// The input classes that break MSMs which assume distinct, non-identity
+/// points (each named), with `n` points where the class has a size: identity
+/// bases, zero scalars, r - 1, duplicated bases, P and -P, all-equal scalars
+/// (one bucket per window), bases in arithmetic progression (the running sum
+/// meets the next point: dx = 0), n = 1, 2 and odd n.
+pub fn adversarial(n: usize, seed: u64) -> Vec<(&'static str, Vec<G1Affine>, Vec<Fr>)> {
+    assert!(n >= 10, "adversarial cases need n >= 10");
+    let g = G1Affine::generator();
+    let (bases, scalars) = inputs(n, seed);
+    let mut cases = Vec::new();
+    let mut with_identities = bases.clone();
+    for i in (0..n).step_by(3) {
+        with_identities[i] = G1Affine::zero();
+    }
+    cases.push(("identity bases", with_identities, scalars.clone()));
+    cases.push(("all identity bases", vec![G1Affine::zero(); 9], scalars[..9].to_vec()));
+    let mut zeros = scalars.clone();
+    for i in (0..n).step_by(2) {
+        zeros[i] = Fr::zero();
+    }
+    cases.push(("zero scalars", bases.clone(), zeros));
+    cases.push(("all zero scalars", bases.clone(), vec![Fr::zero(); n]));
+    let minus_one = -Fr::from(1u64);
+    cases.push(("scalars r - 1", bases.clone(), vec![minus_one; n]));
+    let mut mixed = scalars.clone();
+    for i in (0..n).step_by(4) {
+        mixed[i] = minus_one;
+    }
+    cases.push(("some r - 1", bases.clone(), mixed));
+    let dup: Vec<G1Affine> = (0..n).map(|i| bases[i % 5]).collect();
+    cases.push(("duplicated bases", dup.clone(), scalars.clone()));
+    cases.push(("duplicated bases, equal scalars", dup, vec![scalars[0]; n]));
+    let pm: Vec<G1Affine> = (0..n)
+        .map(|i| if i % 2 == 0 { bases[i / 2] } else { -bases[i / 2] })
+        .collect();
+    cases.push(("P and -P, equal scalars", pm.clone(), vec![scalars[1]; n]));
+    cases.push(("P and -P, random scalars", pm, scalars.clone()));
+    cases.push(("all-equal scalars", bases.clone(), vec![scalars[2]; n]));
+    // i * G with equal scalars: a bucket's running sum 1 + 2 + ... meets the
+    // next point (dx = 0, doubling), and -i * G cancels it.
+    let mut ap = Vec::new();
+    let mut acc = G1Projective::zero();
+    for _ in 0..n {
+        acc += g;
+        ap.push(acc);
+    }
+    let ap = G1Projective::normalize_batch(&ap);
+    cases.push((
+        "arithmetic progression, equal scalars",
+        ap.clone(),
+        vec![Fr::from(3u64); n],
+    ));
+    let ap_neg: Vec<G1Affine> = ap
+        .iter()
+        .enumerate()
+        .map(|(i, p)| if i % 3 == 2 { -*p } else { *p })
+        .collect();
+    cases.push(("arithmetic progression with negations", ap_neg, vec![Fr::from(5u64); n]));
+    cases.push(("scalar one", vec![g, g, -g], vec![Fr::from(1u64); 3]));
+    cases.push(("n = 1", vec![bases[0]], vec![scalars[0]]));
+    cases.push((
+        "n = 2, P + P",
+        vec![bases[0], bases[0]],
+        vec![Fr::from(1u64), Fr::from(1u64)],
+    ));
+    cases.push((
+        "n = 2, P - P",
+        vec![bases[0], -bases[0]],
+        vec![Fr::from(1u64), Fr::from(1u64)],
+    ));
+    let odd = (n / 3) | 1;
+    let (b, s) = inputs(odd, seed + 1);
+    cases.push(("odd n", b, s));
+    cases
 }
 
 #[cfg(test)]

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Browser tests: msm-wasm's API on WebGPU in headless Chromium (SwiftShader
+# where there is no GPU) through wasm-bindgen-test, then the bench page's
+# verdict read through WebDriver.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}"
+cargo test --target wasm32-unknown-unknown -p msm-wasm --test web
