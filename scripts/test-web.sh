@@ -7,3 +7,5 @@ cd "$(dirname "$0")/.."
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}"
 cargo test --target wasm32-unknown-unknown -p msm-wasm --test web
+scripts/build-web.sh >/dev/null
+cargo test -p msm-wasm --test page -- --ignored
