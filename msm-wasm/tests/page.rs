@@ -1,6 +1,7 @@
 //! Loads the bench page in headless Chromium through WebDriver and reads its
 //! verdict. Needs Chromium, chromedriver and the built page
 //! (`scripts/build-web.sh`); `scripts/test-web.sh` runs it (`--ignored` here).
+//! Prints the page's table: `MSM_PAGE_QUERY='logn=10&reps=5'` measures.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -98,7 +99,8 @@ fn webdriver(port: u16, method: &str, path: &str, body: &Value) -> Value {
         reader.read_exact(&mut buf).unwrap();
         body = buf;
     }
-    serde_json::from_slice(&body).unwrap_or_else(|e| panic!("WebDriver answer {:?}: {e}", String::from_utf8_lossy(&body)))
+    serde_json::from_slice(&body)
+        .unwrap_or_else(|e| panic!("WebDriver answer {:?}: {e}", String::from_utf8_lossy(&body)))
 }
 
 struct Driver(Child);
@@ -156,9 +158,20 @@ fn bench_page_reports_correct() {
         "/session",
         &json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"args": args}}}}),
     );
-    let id = session["value"]["sessionId"].as_str().expect("a WebDriver session").to_string();
-    let url = format!("http://127.0.0.1:{http}/index.html?logn=8&reps=2&ws=4&wtpb=64");
-    webdriver(driver_port, "POST", &format!("/session/{id}/url"), &json!({ "url": url }));
+    let id = session["value"]["sessionId"]
+        .as_str()
+        .expect("a WebDriver session")
+        .to_string();
+    // MSM_PAGE_QUERY runs other sizes or knobs (measurements); the test's
+    // default is small and uses non-default knobs.
+    let query = std::env::var("MSM_PAGE_QUERY").unwrap_or_else(|_| "logn=8&reps=2&ws=4&wtpb=64".into());
+    let url = format!("http://127.0.0.1:{http}/index.html?{query}");
+    webdriver(
+        driver_port,
+        "POST",
+        &format!("/session/{id}/url"),
+        &json!({ "url": url }),
+    );
     let read = |script: &str| {
         webdriver(
             driver_port,
