@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_bn254::{Fr, G1Affine};
 use ark_ec::{AffineRepr, CurveGroup};
 use msm_core::{GpuContext, MsmConfig, MsmRun};
 use serde::de::DeserializeOwned;
@@ -109,7 +109,7 @@ impl MsmContext {
     /// Requests a WebGPU adapter and device (rejects when the browser has no
     /// WebGPU or refuses a device).
     pub async fn create(
-        #[wasm_bindgen(unchecked_param_type = "ContextOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue,
     ) -> Result<MsmContext, JsError> {
         let options: ContextOptions = from_js(options, "ContextOptions")?;
         let core = options.to_core().map_err(js_error)?;
@@ -186,7 +186,7 @@ impl MsmContext {
         &self,
         bases: &Bases,
         scalars: &[u8],
-        #[wasm_bindgen(unchecked_param_type = "MsmOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "MsmOptions")] options: JsValue,
     ) -> js_sys::Promise {
         let prepared = self.prepare(bases, scalars, options);
         let ctx = self.ctx.clone();
@@ -196,7 +196,7 @@ impl MsmContext {
                 .msm_with(&bases, &scalars, &config)
                 .await
                 .map_err(|e| JsValue::from(js_error(e)))?;
-            Ok(MsmResult::new(&run, scalars.len()).into())
+            Ok(MsmResult::new(run, scalars.len()).into())
         })
     }
 
@@ -235,18 +235,17 @@ impl Bases {
 /// One MSM's result point, its plan and where the time went.
 #[wasm_bindgen]
 pub struct MsmResult {
-    point: G1Projective,
     points: usize,
     run: MsmRun,
 }
 
 impl MsmResult {
-    fn new(run: &MsmRun, points: usize) -> Self {
-        MsmResult {
-            point: run.result,
-            points,
-            run: run.clone(),
-        }
+    fn new(run: MsmRun, points: usize) -> Self {
+        MsmResult { points, run }
+    }
+
+    fn affine(&self) -> G1Affine {
+        self.run.result.into_affine()
     }
 }
 
@@ -255,38 +254,30 @@ impl MsmResult {
     /// The point in the arkworks uncompressed format (64 bytes).
     #[wasm_bindgen(getter)]
     pub fn point(&self) -> Vec<u8> {
-        encoding::point_arkworks(&self.point)
+        encoding::point_arkworks(&self.run.result)
     }
 
     /// The point as raw little-endian x then y (64 zero bytes for the identity).
     #[wasm_bindgen(getter)]
     pub fn raw(&self) -> Vec<u8> {
-        encoding::point_raw(&self.point)
+        encoding::point_raw(&self.run.result)
     }
 
     /// Affine x as 0x-prefixed big-endian hex (empty for the identity).
     #[wasm_bindgen(getter)]
     pub fn x(&self) -> String {
-        self.point
-            .into_affine()
-            .x()
-            .map(|x| encoding::hex(&x))
-            .unwrap_or_default()
+        self.affine().x().map(|x| encoding::hex(&x)).unwrap_or_default()
     }
 
     /// Affine y as 0x-prefixed big-endian hex (empty for the identity).
     #[wasm_bindgen(getter)]
     pub fn y(&self) -> String {
-        self.point
-            .into_affine()
-            .y()
-            .map(|y| encoding::hex(&y))
-            .unwrap_or_default()
+        self.affine().y().map(|y| encoding::hex(&y)).unwrap_or_default()
     }
 
     #[wasm_bindgen(getter, js_name = isIdentity)]
     pub fn is_identity(&self) -> bool {
-        self.point.into_affine().is_zero()
+        self.affine().is_zero()
     }
 
     /// Number of points of the MSM.

@@ -188,7 +188,7 @@ fn bench_page_reports_correct() {
             break state;
         }
         assert!(start.elapsed() < Duration::from_secs(900), "the page did not finish");
-        if start.elapsed().as_secs() % 15 == 0 {
+        if start.elapsed().as_secs().is_multiple_of(15) {
             let status = read("return document.getElementById('status').textContent");
             eprintln!("page: {state} {status}");
         }
