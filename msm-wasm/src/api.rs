@@ -69,17 +69,24 @@ fn js_error(message: impl std::fmt::Display) -> JsError {
     JsError::new(&message.to_string())
 }
 
-/// `value` as `T`; `undefined` and `null` give `T::default()`.
+/// `value` as `T`; `undefined` and `null` give `T::default()`. Goes through
+/// JSON so that serde sees every key and refuses unknown ones (a misspelt knob
+/// must not be ignored).
 fn from_js<T: DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<T, JsError> {
     if value.is_undefined() || value.is_null() {
         return Ok(T::default());
     }
-    serde_wasm_bindgen::from_value(value).map_err(|e| js_error(format!("{what}: {e}")))
+    let json = js_sys::JSON::stringify(&value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| js_error(format!("{what}: expected a plain object")))?;
+    serde_json::from_str(&json).map_err(|e| js_error(format!("{what}: {e}")))
 }
 
 fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+    serde_json::to_string(value)
+        .ok()
+        .and_then(|s| js_sys::JSON::parse(&s).ok())
         .unwrap_or(JsValue::UNDEFINED)
 }
 
