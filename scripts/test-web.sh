@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}"
-cargo test --target wasm32-unknown-unknown -p msm-wasm --test web
+# Arguments go to the test runner, e.g. --include-ignored for the full knob matrix.
+cargo test --target wasm32-unknown-unknown -p msm-wasm --test web -- "$@"
 scripts/build-web.sh >/dev/null
 cargo test -p msm-wasm --test page -- --ignored

@@ -118,6 +118,48 @@ async fn knob_matrix_subset_matches_arkworks() {
     check(&ctx, &b, &s, r#"{"maxChunkPoints": 33}"#, "chunks").await;
 }
 
+/// Every combination of TPB {64, 96, 128, 256} x pref {private, workgroup} x
+/// S {2, 4, 8} x dx-cache x fused, on a small input with few walker threads
+/// (long walks, split buckets); each walker variant compiles once. About 10
+/// minutes on SwiftShader, so CI runs the covering subset above;
+/// `scripts/test-web.sh --include-ignored` runs this too.
+#[wasm_bindgen_test]
+#[ignore]
+async fn knob_matrix_matches_arkworks() {
+    let ctx = context().await;
+    let inputs = SampleInputs::new(40, 11).unwrap();
+    let (b, s) = (inputs.bases(), inputs.scalars());
+    let bases = ctx.upload_bases(&b).unwrap();
+    let want = cpu_msm(&b, &s).unwrap();
+    // WebGPU's guaranteed minimum; the test adapter has exactly this.
+    let workgroup_memory = 16384 * 2;
+    let t0 = js_sys::Date::now();
+    for tpb in [64, 96, 128, 256] {
+        for pref in ["private", "workgroup"] {
+            for slots in [2, 4, 8] {
+                for cache_dx in [true, false] {
+                    for fused in [false, true] {
+                        let options = format!(
+                            r#"{{"walkerTpb": {tpb}, "walkerPrefMem": "{pref}", "walkerSlots": {slots}, "walkerCacheDx": {cache_dx}, "walkerFused": {fused}, "walkerThreads": 16}}"#
+                        );
+                        let result = run(&ctx, &bases, &s, js(&options)).await;
+                        if pref == "workgroup" && tpb * slots * 32 > workgroup_memory {
+                            let e = result.err().unwrap_or_else(|| panic!("{options}: accepted"));
+                            assert!(e.contains("workgroup memory"), "{options}: {e}");
+                            continue;
+                        }
+                        let got = result.unwrap_or_else(|e| panic!("{options}: {e}"));
+                        assert_eq!(got.point(), want, "{options}");
+                    }
+                }
+            }
+        }
+    }
+    console_log!("the knob matrix in {:.0} s", (js_sys::Date::now() - t0) / 1e3);
+    check(&ctx, &b, &s, r#"{"reduce": "gpu", "windowBits": 4}"#, "GPU reduce").await;
+    check(&ctx, &b, &s, r#"{"maxChunkPoints": 13}"#, "chunks").await;
+}
+
 #[wasm_bindgen_test]
 async fn raw_coordinates_match_arkworks() {
     let ctx = context().await;
