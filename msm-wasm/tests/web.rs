@@ -120,7 +120,7 @@ async fn knob_matrix_subset_matches_arkworks() {
 
 /// Every combination of TPB {64, 96, 128, 256} x pref {private, workgroup} x
 /// S {2, 4, 8} x dx-cache x fused, on a small input with few walker threads
-/// (long walks, split buckets); each walker variant compiles once. About 10
+/// (long walks, split buckets); each walker variant compiles once. About 9
 /// minutes on SwiftShader, so CI runs the covering subset above;
 /// `scripts/test-web.sh --include-ignored` runs this too.
 #[wasm_bindgen_test]
