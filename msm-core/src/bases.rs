@@ -4,7 +4,9 @@
 use ark_bn254::G1Affine;
 use ark_ec::AffineRepr;
 
-use crate::gpu::GpuContext;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::context::GpuContext;
 use crate::repr::FieldRepr;
 
 /// Bytes of one packed coordinate (8 words).
@@ -14,6 +16,8 @@ const COORD_BYTES: u64 = 32;
 /// identity flags. Sets larger than one storage binding are split into parts
 /// of consecutive points; an MSM runs each part's points as its own chunk.
 pub struct Bases {
+    /// Unique per upload: keys the bind groups cached for these buffers.
+    pub(crate) id: u64,
     pub(crate) n: usize,
     pub(crate) parts: Vec<BasePart>,
     pub(crate) layout: msm_wgsl::FieldLayout,
@@ -87,7 +91,9 @@ impl GpuContext {
                 break;
             }
         }
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Bases {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             n: points.len(),
             parts,
             layout: self.field_layout(),

@@ -27,7 +27,10 @@ pub enum MsmError {
     Device(String),
     #[error("the GPU device was lost: {0}")]
     DeviceLost(String),
-    #[error("{bases} bases but {scalars} scalars: the lengths must match")]
+    #[error(
+        "{scalars} scalars for {bases} bases: an MSM takes at most one scalar per base \
+         (a shorter scalar vector uses the first bases)"
+    )]
     LengthMismatch { bases: usize, scalars: usize },
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),

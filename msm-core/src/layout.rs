@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::config::Plan;
+use crate::plan::Plan;
 
 /// Twin of WGSL `MsmParams` (uniform).
 #[repr(C)]
@@ -16,8 +16,17 @@ pub struct MsmParams {
     pub tasks: u32,
     pub segments: u32,
     pub base_offset: u32,
-    pub _pad: u32,
+    /// 1: walker tasks start at bucket starts.
+    pub align: u32,
+    /// [`SCALARS_CANONICAL`] or [`SCALARS_MONTGOMERY`].
+    pub scalar_form: u32,
+    pub _pad: [u32; 3],
 }
+
+/// Twin of WGSL `SCALARS_CANONICAL`: scalars as canonical words.
+pub const SCALARS_CANONICAL: u32 = 0;
+/// Twin of WGSL `SCALARS_MONTGOMERY`: scalars as arkworks' Montgomery limbs.
+pub const SCALARS_MONTGOMERY: u32 = 1;
 
 impl From<&Plan> for MsmParams {
     fn from(p: &Plan) -> Self {
@@ -29,7 +38,9 @@ impl From<&Plan> for MsmParams {
             tasks: p.tasks,
             segments: p.segments,
             base_offset: 0,
-            _pad: 0,
+            align: u32::from(p.align),
+            scalar_form: SCALARS_CANONICAL,
+            _pad: [0; 3],
         }
     }
 }
@@ -52,6 +63,9 @@ pub const POINT_RECORD_BYTES: usize = std::mem::size_of::<PointRecord>();
 pub const SIGN_BIT: u32 = 0x8000_0000;
 /// Twin of WGSL `NO_BUCKET`.
 pub const NO_BUCKET: u32 = u32::MAX;
+/// Twin of WGSL `VALID_XYZZ`: the record's sum is the XYZZ point at index
+/// `through` of walker_combine's split sums.
+pub const VALID_XYZZ: u32 = 2;
 
 #[cfg(test)]
 mod tests {
@@ -59,11 +73,14 @@ mod tests {
 
     #[test]
     fn sizes_match_wgsl() {
-        // MsmParams: 8 u32; PointRecord: 2 x 8 words + 4 u32.
-        assert_eq!(std::mem::size_of::<MsmParams>(), 32);
+        // MsmParams: 12 u32; PointRecord: 2 x 8 words + 4 u32.
+        assert_eq!(std::mem::size_of::<MsmParams>(), 48);
         assert_eq!(POINT_RECORD_BYTES, 80);
         let cfg = include_str!("../../msm-wgsl/shaders/shared/config.wgsl");
         assert!(cfg.contains("const SIGN_BIT: u32 = 0x80000000u;"));
         assert!(cfg.contains("const NO_BUCKET: u32 = 0xffffffffu;"));
+        assert!(cfg.contains("const VALID_XYZZ: u32 = 2u;"));
+        assert!(cfg.contains("const SCALARS_CANONICAL: u32 = 0u;"));
+        assert!(cfg.contains("const SCALARS_MONTGOMERY: u32 = 1u;"));
     }
 }

@@ -1,25 +1,38 @@
 //! BN254 multi-scalar multiplication on wgpu.
 //!
-//! [`GpuContext`] owns the device, the shader library for one field layout and a
-//! pipeline cache; build it once. [`diagnostics`] runs the field and curve
-//! primitives on the GPU for tests and measurements; [`repr`] converts between
-//! arkworks values and the GPU's packed form; [`sample`] makes seeded inputs.
+//! [`GpuContext`] owns the device, the shader library for one field layout,
+//! the passes' bind-group layouts and caches of pipelines and per-plan
+//! scratch; build it once. [`passes`] holds one module per GPU pass (bindings,
+//! kernels, dispatch sizes) beside its WGSL file; [`cpu`] the arkworks
+//! reference, each pass's CPU twin and the operation counts of a plan;
+//! [`plan`] derives a plan from the knobs in [`config`]; [`diagnostics`] runs
+//! the field and curve primitives and single passes on the GPU for tests and
+//! measurements; [`repr`] converts between arkworks values and the GPU's
+//! packed form; [`sample`] makes seeded inputs.
 
 mod bases;
-mod buffers;
 pub mod config;
+pub mod context;
 pub mod cpu;
 pub mod diagnostics;
 pub mod error;
-pub mod gpu;
+pub mod knobs;
 pub mod layout;
 pub mod msm;
+pub mod passes;
+pub mod plan;
 pub mod repr;
 pub mod sample;
 
 pub use bases::Bases;
-pub use config::{MsmConfig, Plan, PrefMem, ReduceOn};
+pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
+pub use context::{
+    default_field_code, default_inversion, default_layout, is_swiftshader, list_adapters, CompileRecord,
+    ContextOptions, CreatedObjects, GpuContext, PipelineCacheDir,
+};
+pub use diagnostics::MsmStages;
 pub use error::MsmError;
-pub use gpu::{default_field_code, default_layout, is_swiftshader, list_adapters, ContextOptions, GpuContext};
-pub use msm::{MsmRun, MsmStages, MsmTimings};
-pub use msm_wgsl::{FieldCode, FieldLayout};
+pub use msm::{MsmRun, MsmTimings, Scalars};
+pub use msm_wgsl::{FieldCode, FieldLayout, Inversion};
+pub use passes::Pass;
+pub use plan::Plan;

@@ -40,6 +40,70 @@ pub fn inputs_with_progress(n: usize, seed: u64, mut progress: impl FnMut(usize,
     (bases, scalars)
 }
 
+/// Scalar distributions for speed measurements: uniform, and the skewed
+/// ones that stress the bucket structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarClass {
+    /// Uniform in Fr.
+    Random,
+    /// Every scalar the same: one bucket per window holds every point.
+    Equal,
+    /// 90% zero, the rest uniform.
+    Zero90,
+    /// Below 2^8: only the lowest window has digits.
+    Bits8,
+    /// 99% one value, the rest uniform: one bucket per window holds nearly
+    /// everything.
+    OneBucket,
+}
+
+impl ScalarClass {
+    pub const ALL: [ScalarClass; 5] = [
+        ScalarClass::Random,
+        ScalarClass::Equal,
+        ScalarClass::Zero90,
+        ScalarClass::Bits8,
+        ScalarClass::OneBucket,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScalarClass::Random => "random",
+            ScalarClass::Equal => "equal",
+            ScalarClass::Zero90 => "zero90",
+            ScalarClass::Bits8 => "bits8",
+            ScalarClass::OneBucket => "onebucket",
+        }
+    }
+}
+
+impl std::str::FromStr for ScalarClass {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|c| c.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|c| c.name()).collect();
+            format!("unknown scalar class `{s}` (expected {})", names.join(" | "))
+        })
+    }
+}
+
+/// `scalars` (uniform, from [`inputs`]) reshaped into `class`, seeded.
+pub fn reshape_scalars(scalars: &mut [Fr], class: ScalarClass, seed: u64) {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x5ca1a);
+    let one = Fr::rand(&mut rng);
+    for (i, s) in scalars.iter_mut().enumerate() {
+        match class {
+            ScalarClass::Random => {}
+            ScalarClass::Equal => *s = one,
+            ScalarClass::Zero90 if i % 10 != 0 => *s = Fr::zero(),
+            ScalarClass::Zero90 => {}
+            ScalarClass::Bits8 => *s = Fr::from((i as u64).wrapping_mul(0x9e37_79b9) >> 24 & 0xff),
+            ScalarClass::OneBucket if i % 100 != 0 => *s = one,
+            ScalarClass::OneBucket => {}
+        }
+    }
+}
+
 /// The input classes that break MSMs which assume distinct, non-identity
 /// points (each named), with `n` points where the class has a size: identity
 /// bases, zero scalars, r - 1, duplicated bases, P and -P, all-equal scalars

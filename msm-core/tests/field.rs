@@ -5,10 +5,10 @@ mod common;
 
 use ark_bn254::Fq;
 use ark_ff::{AdditiveGroup, Field, PrimeField, UniformRand};
-use common::{ctx, edge_values, rng};
+use common::{ctx, ctx_with, edge_values, rng};
 use msm_core::diagnostics::FieldOp;
 use msm_core::repr::{bigint_to_words, FieldRepr, Words};
-use msm_core::FieldLayout;
+use msm_core::{FieldLayout, GpuContext, Inversion};
 use proptest::prelude::*;
 
 /// Every ordered pair of edge values plus seeded random pairs, a = b and a = -b.
@@ -46,6 +46,10 @@ fn reference(op: FieldOp, a: Fq, b: Fq) -> Fq {
 
 fn check_ops(layout: FieldLayout, a: &[Fq], b: &[Fq]) {
     let Some(ctx) = ctx(layout) else { return };
+    check_ops_on(ctx, layout, a, b);
+}
+
+fn check_ops_on(ctx: &GpuContext, layout: FieldLayout, a: &[Fq], b: &[Fq]) {
     let repr = FieldRepr::new(layout);
     let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
     let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
@@ -138,15 +142,52 @@ proptest! {
 }
 
 /// Chained inversions x <- y / x (the shape `field-bench --op inv` times)
-/// agree with arkworks on every layout.
+/// agree with arkworks on every layout, with either inversion.
 #[test]
 fn inversion_chain_matches_arkworks() {
     use msm_core::diagnostics::ChainOp;
     for layout in FieldLayout::ALL {
-        let Some(ctx) = ctx(layout) else { continue };
-        for iters in [5, 6] {
-            let t = pollster::block_on(ctx.field_throughput(64, iters, 1, ChainOp::Inv)).unwrap();
-            assert!(t.correct, "{layout} inversion chain of {iters}");
+        for inversion in Inversion::ALL.into_iter().filter(|i| i.supports(layout)) {
+            let Some(ctx) = ctx_with(layout, Some(inversion)) else {
+                continue;
+            };
+            for iters in [5, 6] {
+                let t = pollster::block_on(ctx.field_throughput(64, iters, 1, ChainOp::Inv)).unwrap();
+                assert!(t.correct, "{layout} {inversion} inversion chain of {iters}");
+            }
+        }
+    }
+}
+
+/// The GCD inversions (and every other primitive beside them) on edge and
+/// random values, for every layout they run on; then 20,000 more random
+/// inversions, values near 2^k and small values.
+#[test]
+fn gcd_inversions_match_arkworks() {
+    let (a, b) = operand_pairs(3);
+    let mut r = rng(4);
+    let mut many: Vec<Fq> = (0..20_000).map(|_| Fq::rand(&mut r)).collect();
+    let two = Fq::from(2u64);
+    for k in 0..256u64 {
+        let p = two.pow([k]);
+        many.extend([p, p - Fq::from(1u64), -p, Fq::from(k + 1)]);
+    }
+    for layout in FieldLayout::ALL {
+        for inversion in [Inversion::BinaryGcd, Inversion::Bingcd] {
+            if !inversion.supports(layout) {
+                continue;
+            }
+            let Some(ctx) = ctx_with(layout, Some(inversion)) else {
+                continue;
+            };
+            check_ops_on(ctx, layout, &a, &b);
+            let repr = FieldRepr::new(layout);
+            let w: Vec<Words> = many.iter().map(|x| repr.to_gpu(x)).collect();
+            let out = pollster::block_on(ctx.field_op(FieldOp::Inv, &w, &w)).unwrap();
+            for (x, o) in many.iter().zip(&out) {
+                let want = x.inverse().unwrap_or(Fq::from(0u64));
+                assert_eq!(repr.from_gpu(o), Some(want), "{layout} {inversion} inverse of {x}");
+            }
         }
     }
 }

@@ -7,10 +7,10 @@ use ark_bn254::{Fr, G1Affine, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{UniformRand, Zero};
 use common::{ctx, rng};
-use msm_core::config::Plan;
 use msm_core::cpu;
 use msm_core::layout::{PointRecord, NO_BUCKET};
-use msm_core::msm::record_point;
+use msm_core::msm::{bucket_point, record_point};
+use msm_core::plan::Plan;
 use msm_core::repr::FieldRepr;
 use msm_core::{FieldLayout, GpuContext, MsmConfig, PrefMem, ReduceOn};
 
@@ -65,7 +65,7 @@ fn empty_input_is_the_identity() {
     let b = ctx.upload_bases(&[]);
     assert!(pollster::block_on(ctx.msm(&b, &[])).unwrap().is_zero());
     let err = pollster::block_on(ctx.msm(&b, &[Fr::from(1u64)])).unwrap_err();
-    assert!(err.to_string().contains("0 bases but 1 scalars"), "{err}");
+    assert!(err.to_string().contains("1 scalars for 0 bases"), "{err}");
 }
 
 /// Inputs that break batch-affine walkers which assume SRS-like bases.
@@ -209,9 +209,9 @@ fn invalid_configs_are_clear_errors() {
     assert!(e.contains("workgroup") || e.contains("walker_tpb"), "{e}");
 }
 
-fn by_bucket(plan: &Plan, recs: &[PointRecord], repr: &FieldRepr) -> Vec<Option<G1Affine>> {
+fn by_bucket(plan: &Plan, recs: &[PointRecord], split: &[u32], repr: &FieldRepr) -> Vec<Option<G1Affine>> {
     (0..plan.total_buckets() as usize)
-        .map(|b| record_point(repr, &recs[b]).unwrap())
+        .map(|b| bucket_point(repr, &recs[b], split).unwrap())
         .collect()
 }
 
@@ -249,7 +249,7 @@ fn passes_match_cpu_twins() {
         assert!(st.l0_bucket[lo..hi].iter().all(|&x| x as usize == bucket), "l0_bucket");
     }
     // stream_walker on the GPU's own entry order
-    let w = cpu::stream_walker(&plan, &bases, &st.l0_index, &st.l0_bucket);
+    let w = cpu::stream_walker(&plan, &bases, &st.l0_index, &st.l0_bucket, &st.offsets);
     for (bucket, p) in &w.finals {
         let rec = &st.walker_sums[*bucket as usize];
         assert_ne!(rec.valid, 7, "bucket {bucket} not written by the walker");
@@ -297,7 +297,7 @@ fn passes_match_cpu_twins() {
     for (bucket, p) in w.finals.iter().chain(cpu::walker_combine(&w).iter()) {
         want[*bucket as usize] = if p.is_zero() { None } else { Some(*p) };
     }
-    let got = by_bucket(&plan, &st.bucket_sums, &repr);
+    let got = by_bucket(&plan, &st.bucket_sums, &st.split_sums, &repr);
     for bucket in 0..want.len() {
         if pre.counts[bucket] > 0 {
             assert_eq!(got[bucket], want[bucket], "bucket sum {bucket}");

@@ -1,23 +1,37 @@
 // preprocess: signed digits, counting-sort transpose into bucket-major order.
 //
-// histogram: count the non-zero (point, window) digits of each bucket.
-// scan:      exclusive prefix sum of the counts (one workgroup), also seeding
-//            the scatter cursors; offsets[T * B] is the entry total E.
-// scatter:   write each entry (base index | sign) and its bucket at its slot.
+// histogram:   count the non-zero (point, window) digits of each bucket.
+// scan_blocks: each workgroup scans a block of SCAN_WG * SCAN_PER_THREAD
+//              counts (offsets within the block) and writes the block's total;
+// scan_top:    one workgroup turns the block totals into block offsets and
+//              writes offsets[T * B], the entry total E;
+// scan_add:    adds each block's offset, seeding the scatter cursors.
+// scatter:     write each entry (base index | sign) and its bucket at its slot.
+//
+// Scalars arrive canonical, or in arkworks' Montgomery form, which histogram
+// converts in place (scatter then reads canonical words).
 //
 // Digits are carry-free signed (Booth) digits: window j reads bits
 // [j c, j c + c) and the bit just below, d = v + below - 2^c * top(v), so
 // d lies in [-2^(c-1), 2^(c-1)] and s = sum_j d_j 2^(c j) when T c >= 255.
 #import config
+#import scalar
 
 @group(0) @binding(0) var<uniform> params: MsmParams;
-@group(0) @binding(1) var<storage, read> scalars: array<array<u32, 8>>;
+@group(0) @binding(1) var<storage, read_write> scalars: array<array<u32, 8>>;
 @group(0) @binding(2) var<storage, read> base_flags: array<u32>;
 @group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> offsets: array<u32>;
 @group(0) @binding(5) var<storage, read_write> cursor: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> l0_index: array<u32>;
 @group(0) @binding(7) var<storage, read_write> l0_bucket: array<u32>;
+@group(0) @binding(8) var<storage, read_write> block_sums: array<u32>;
+
+// workgroup size of histogram and scatter (one point per invocation)
+override WG: u32 = 64u;
+// workgroup size of the scans, and counts each scan invocation covers
+override SCAN_WG: u32 = 256u;
+override SCAN_PER_THREAD: u32 = 4u;
 
 // The signed digit of window j (c <= 31).
 fn window_digit(s: array<u32, 8>, j: u32, c: u32) -> i32 {
@@ -42,16 +56,20 @@ fn window_digit(s: array<u32, 8>, j: u32, c: u32) -> i32 {
 }
 
 fn point_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return gid.x + gid.y * nwg.x * 64u;
+    return gid.x + gid.y * nwg.x * WG;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn histogram(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = point_index(gid, nwg);
     if i >= params.n || base_flags[params.base_offset + i] != 0u {
         return;
     }
-    let s = scalars[i];
+    var s = scalars[i];
+    if params.scalar_form == SCALARS_MONTGOMERY {
+        s = fr_pack(fr_from_mont(fr_unpack(s)));
+        scalars[i] = s;
+    }
     for (var j = 0u; j < params.windows; j++) {
         let d = window_digit(s, j, params.c);
         if d != 0 {
@@ -60,22 +78,14 @@ fn histogram(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
     }
 }
 
-const SCAN_THREADS: u32 = 256u;
-var<workgroup> scan_sums: array<u32, SCAN_THREADS>;
+var<workgroup> scan_sums: array<u32, SCAN_WG>;
 
-@compute @workgroup_size(SCAN_THREADS)
-fn scan(@builtin(local_invocation_index) t: u32) {
-    let len = params.windows * params.buckets;
-    let chunk = (len + SCAN_THREADS - 1u) / SCAN_THREADS;
-    let lo = min(t * chunk, len);
-    let hi = min(lo + chunk, len);
-    var own = 0u;
-    for (var k = lo; k < hi; k++) {
-        own += atomicLoad(&counts[k]);
-    }
+// Exclusive prefix sum of `own` over the workgroup (Hillis-Steele); the
+// workgroup's total is left in scan_sums[SCAN_WG - 1].
+fn workgroup_scan(t: u32, own: u32) -> u32 {
     scan_sums[t] = own;
     workgroupBarrier();
-    for (var d = 1u; d < SCAN_THREADS; d <<= 1u) {
+    for (var d = 1u; d < SCAN_WG; d <<= 1u) {
         var v = 0u;
         if t >= d {
             v = scan_sums[t - d];
@@ -84,18 +94,94 @@ fn scan(@builtin(local_invocation_index) t: u32) {
         scan_sums[t] += v;
         workgroupBarrier();
     }
-    var run = scan_sums[t] - own;
-    for (var k = lo; k < hi; k++) {
-        offsets[k] = run;
-        atomicStore(&cursor[k], run);
-        run += atomicLoad(&counts[k]);
+    return scan_sums[t] - own;
+}
+
+fn scan_len() -> u32 {
+    return params.windows * params.buckets;
+}
+
+// The first count invocation t of scan block `block` covers.
+fn scan_lo(block: u32, t: u32) -> u32 {
+    return block * SCAN_WG * SCAN_PER_THREAD + t * SCAN_PER_THREAD;
+}
+
+fn scan_blocks_count() -> u32 {
+    let per_block = SCAN_WG * SCAN_PER_THREAD;
+    return (scan_len() + per_block - 1u) / per_block;
+}
+
+@compute @workgroup_size(SCAN_WG)
+fn scan_blocks(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let block = wid.x + wid.y * nwg.x;
+    let len = scan_len();
+    let lo = scan_lo(block, t);
+    var own = 0u;
+    for (var i = 0u; i < SCAN_PER_THREAD; i++) {
+        if lo + i < len {
+            own += atomicLoad(&counts[lo + i]);
+        }
     }
-    if t == SCAN_THREADS - 1u {
-        offsets[len] = scan_sums[t];
+    var run = workgroup_scan(t, own);
+    for (var i = 0u; i < SCAN_PER_THREAD; i++) {
+        if lo + i < len {
+            offsets[lo + i] = run;
+            run += atomicLoad(&counts[lo + i]);
+        }
+    }
+    if t == SCAN_WG - 1u && block < scan_blocks_count() {
+        block_sums[block] = scan_sums[t];
     }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(SCAN_WG)
+fn scan_top(@builtin(local_invocation_index) t: u32) {
+    let blocks = scan_blocks_count();
+    let chunk = (blocks + SCAN_WG - 1u) / SCAN_WG;
+    let lo = min(t * chunk, blocks);
+    let hi = min(lo + chunk, blocks);
+    var own = 0u;
+    for (var k = lo; k < hi; k++) {
+        own += block_sums[k];
+    }
+    var run = workgroup_scan(t, own);
+    for (var k = lo; k < hi; k++) {
+        let v = block_sums[k];
+        block_sums[k] = run;
+        run += v;
+    }
+    if t == SCAN_WG - 1u {
+        offsets[scan_len()] = scan_sums[t];
+    }
+}
+
+@compute @workgroup_size(SCAN_WG)
+fn scan_add(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let block = wid.x + wid.y * nwg.x;
+    let len = scan_len();
+    let lo = scan_lo(block, t);
+    if block >= scan_blocks_count() {
+        return;
+    }
+    let base = block_sums[block];
+    for (var i = 0u; i < SCAN_PER_THREAD; i++) {
+        if lo + i < len {
+            let v = offsets[lo + i] + base;
+            offsets[lo + i] = v;
+            atomicStore(&cursor[lo + i], v);
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
 fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = point_index(gid, nwg);
     if i >= params.n || base_flags[params.base_offset + i] != 0u {

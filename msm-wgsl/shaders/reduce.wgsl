@@ -1,80 +1,183 @@
 // reduce: window sums W_j = sum_k k B_{j,k} by running sums, then one point
 // per window for the host's Horner step Q = sum_j 2^(c j) W_j.
 //
-// segments: thread (j, g) covers buckets [lo, hi) of window j, walking down:
+// segments: workgroup (x, j) covers segments x * WG.. of window j; segment g
+//   covers buckets [lo, hi) of the window, walking down:
 //   running += B_i; total += running  =>  total = sum (i - lo + 1) B_i;
-//   it adds lo * running (double-and-add, c bits) to weight by digit i + 1.
-// windows: one workgroup per window sums its segment results (tree in
-//   workgroup memory).
+//   it adds lo * running (double-and-add, c bits) to weight by digit i + 1;
+//   the workgroup sums its segments in a tree and writes one group sum.
+// windows: one workgroup per window sums its group sums (tree).
+//
+// Each point addition is one call site of xyzz_add fed by a small state
+// machine: drivers inline every call, and the first version's seven inlined
+// additions took NVIDIA's compiler 96 s (docs/benchmarks.md).
 #import config
 #import curve
+
+// workgroup size of both entry points
+override WG: u32 = 64u;
 
 @group(0) @binding(0) var<uniform> params: MsmParams;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
 @group(0) @binding(2) var<storage, read> bucket_sums: array<PointRecord>;
-@group(0) @binding(3) var<storage, read_write> segment_sums: array<array<u32, 32>>;
+@group(0) @binding(3) var<storage, read_write> group_sums: array<array<u32, 32>>;
 @group(0) @binding(4) var<storage, read_write> window_sums: array<array<u32, 32>>;
+@group(0) @binding(5) var<storage, read> split_sums: array<array<u32, 32>>;
 
-// k * p for 0 < k < 2^31 (double-and-add below the top bit).
-fn xyzz_mul_small(p: Xyzz, k: u32) -> Xyzz {
-    var r = p;
-    for (var b = firstLeadingBit(k); b > 0u; b--) {
-        r = xyzz_double(r);
-        if ((k >> (b - 1u)) & 1u) != 0u {
-            r = xyzz_add(r, p);
-        }
-    }
-    return r;
+var<workgroup> tree: array<array<u32, 32>, WG>;
+
+// Group sums per window: segments / WG, rounded up.
+fn groups_per_window() -> u32 {
+    return (params.segments + WG - 1u) / WG;
 }
 
-@compute @workgroup_size(64)
-fn segments(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let id = gid.x + gid.y * nwg.x * 64u;
-    if id >= params.windows * params.segments {
-        return;
+// Sums tree[0..WG) into tree[0] (call in uniform control flow, after a barrier).
+fn tree_sum(li: u32) {
+    for (var half = WG / 2u; half > 0u; half >>= 1u) {
+        if li < half {
+            tree[li] = xyzz_pack(xyzz_add(xyzz_unpack(tree[li]), xyzz_unpack(tree[li + half])));
+        }
+        workgroupBarrier();
     }
-    let j = id / params.segments;
-    let g = id % params.segments;
+}
+
+// The bucket sum of bucket b as XYZZ (identity when empty).
+fn bucket_point(b: u32) -> Xyzz {
+    if counts[b] == 0u {
+        return xyzz_identity();
+    }
+    let rec = bucket_sums[b];
+    if rec.valid == VALID_XYZZ {
+        return xyzz_unpack(split_sums[rec.through]);
+    }
+    if rec.valid != 0u {
+        return xyzz_from_affine(Affine(fq_unpack(rec.x), fq_unpack(rec.y)));
+    }
+    return xyzz_identity();
+}
+
+// Segment g of window j: sum_i (i + 1) B_i over its buckets. Steps, one
+// addition each: per bucket (walking down) running += B_i, then total +=
+// running; then lo * running by double-and-add into acc (acc = running,
+// then per bit below the top: acc += acc, and acc += running where set);
+// last total += acc.
+fn segment_sum(j: u32, g: u32) -> Xyzz {
     let per = (params.buckets + params.segments - 1u) / params.segments;
     let lo = min(g * per, params.buckets);
     let hi = min(lo + per, params.buckets);
     var running = xyzz_identity();
     var total = xyzz_identity();
-    for (var i = hi; i > lo; i--) {
-        let b = j * params.buckets + i - 1u;
-        if counts[b] != 0u {
-            let rec = bucket_sums[b];
-            if rec.valid != 0u {
-                running = xyzz_add_affine(running, Affine(fq_unpack(rec.x), fq_unpack(rec.y)));
+    var acc = xyzz_identity();
+    var i = hi;
+    var second = false;
+    var bit = 0u;
+    if lo > 0u {
+        bit = firstLeadingBit(lo);
+    }
+    // 0: buckets; 1: doublings and additions of the weight; 2: total += acc
+    var stage = 0u;
+    if i == lo {
+        stage = 3u;
+    }
+    loop {
+        if stage == 3u {
+            break;
+        }
+        var a: Xyzz;
+        var b: Xyzz;
+        switch stage {
+            case 0u: {
+                if second {
+                    a = total;
+                    b = running;
+                } else {
+                    a = running;
+                    b = bucket_point(j * params.buckets + i - 1u);
+                }
+            }
+            case 1u: {
+                a = acc;
+                b = acc;
+                if second {
+                    b = running;
+                }
+            }
+            default: {
+                a = total;
+                b = acc;
             }
         }
-        total = xyzz_add(total, running);
+        let c = xyzz_add(a, b);
+        switch stage {
+            case 0u: {
+                if second {
+                    total = c;
+                    i -= 1u;
+                    if i == lo {
+                        stage = 1u;
+                        acc = running;
+                        if lo == 0u || xyzz_is_identity(running) {
+                            stage = 3u;
+                        } else if bit == 0u {
+                            stage = 2u;
+                        }
+                    }
+                } else {
+                    running = c;
+                }
+                second = !second;
+            }
+            case 1u: {
+                acc = c;
+                if second {
+                    second = false;
+                    bit -= 1u;
+                } else if ((lo >> (bit - 1u)) & 1u) != 0u {
+                    second = true;
+                } else {
+                    bit -= 1u;
+                }
+                if !second && bit == 0u {
+                    stage = 2u;
+                }
+            }
+            default: {
+                total = c;
+                stage = 3u;
+            }
+        }
     }
-    if lo > 0u {
-        total = xyzz_add(total, xyzz_mul_small(running, lo));
-    }
-    segment_sums[id] = xyzz_pack(total);
+    return total;
 }
 
-const WG_REDUCE: u32 = 64u;
-var<workgroup> tree: array<array<u32, 32>, WG_REDUCE>;
-
-@compute @workgroup_size(WG_REDUCE)
-fn windows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {
-    let j = wid.x;
-    var acc = xyzz_identity();
-    for (var g = t; g < params.segments; g += WG_REDUCE) {
-        acc = xyzz_add(acc, xyzz_unpack(segment_sums[j * params.segments + g]));
+@compute @workgroup_size(WG)
+fn segments(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    let j = wid.y;
+    let g = wid.x * WG + li;
+    var total = xyzz_identity();
+    if g < params.segments {
+        total = segment_sum(j, g);
     }
-    tree[t] = xyzz_pack(acc);
+    tree[li] = xyzz_pack(total);
     workgroupBarrier();
-    for (var half = WG_REDUCE / 2u; half > 0u; half >>= 1u) {
-        if t < half {
-            tree[t] = xyzz_pack(xyzz_add(xyzz_unpack(tree[t]), xyzz_unpack(tree[t + half])));
-        }
-        workgroupBarrier();
+    tree_sum(li);
+    if li == 0u {
+        group_sums[j * groups_per_window() + wid.x] = tree[0];
     }
-    if t == 0u {
+}
+
+@compute @workgroup_size(WG)
+fn windows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    let j = wid.x;
+    let groups = groups_per_window();
+    var acc = xyzz_identity();
+    for (var g = li; g < groups; g += WG) {
+        acc = xyzz_add(acc, xyzz_unpack(group_sums[j * groups + g]));
+    }
+    tree[li] = xyzz_pack(acc);
+    workgroupBarrier();
+    tree_sum(li);
+    if li == 0u {
         window_sums[j] = tree[0];
     }
 }

@@ -1,21 +1,24 @@
 // stream_walker: sums the bucket-major entry stream with batch-affine additions.
 //
-// The stream l0_index[0..E) is cut into K = threads * S equal tasks; each thread
-// owns S tasks ("slots"). Every iteration each live slot does one affine
-// addition (acc + P, or P0 + P1 at a segment's start), and the S slots share
-// one inversion (Montgomery's trick):
-//   forward: den_k, prefix products into pref_scratch;
-//   one fq_inv of the last prefix;
+// The stream l0_index[0..E) is cut into K = threads * S tasks (task_start);
+// each thread owns S consecutive tasks ("slots"). Every iteration each live
+// slot does one affine addition (acc + P, or P0 + P1 at a segment's start),
+// and every slot of the workgroup shares ONE inversion (Montgomery's trick):
+//   forward: den_k, the thread's prefix products into pref_scratch;
+//   batch_inverse: the threads' products in a workgroup product tree, whose
+//     root one invocation inverts; each thread gets its product's inverse;
 //   inverse (backward): inv_k = inv * prefix_{k-1}; inv *= den_k;
 //   peel: lambda = dy * inv_k, x3, y3.
 // A slot whose addition has dx = 0 does not poison the batch: it doubles
 // (den = 2y) when y_l = y_r, and yields the identity (den = 1) when y_l = -y_r.
 // A segment covering a whole bucket writes the bucket's final sum; one that
 // starts or ends at a task boundary inside a bucket writes a head / tail
-// partial for walker_combine.
+// partial for walker_combine. The loop runs until no slot of the workgroup is
+// live (a workgroup-uniform decision, since every iteration has barriers).
 #import config
 #import curve
 #import walker_config
+#import batch_inverse
 
 override TPB: u32 = 96u;
 
@@ -49,6 +52,10 @@ var<private> acc_y: array<array<u32, 8>, S>;
 var<private> den_cache: array<array<u32, 8>, S>;
 #endif
 
+// Live invocations of this iteration, and the verdict every invocation reads.
+var<workgroup> live_count: atomic<u32>;
+var<workgroup> any_live: u32;
+
 #ifdef PREF_WORKGROUP
 var<workgroup> pref_wg: array<array<array<u32, 8>, S>, TPB>;
 fn pref_store(li: u32, s: u32, v: array<u32, 8>) {
@@ -66,6 +73,24 @@ fn pref_load(li: u32, s: u32) -> array<u32, 8> {
     return pref_pv[s];
 }
 #endif
+
+// Where task k starts: an equal share of the stream, moved back to the start
+// of its bucket when params.align is set and the bucket is no longer than a
+// task (so only oversized buckets are split). Monotone in k; task K ends at E.
+fn task_begin(k: u32, total: u32) -> u32 {
+    let q = total / params.tasks;
+    let rem = total % params.tasks;
+    let a = k * q + min(k, rem);
+    if params.align == 0u || a == 0u || a >= total {
+        return a;
+    }
+    let b = l0_bucket[a];
+    let s = offsets[b];
+    if offsets[b + 1u] - s <= q + 1u {
+        return s;
+    }
+    return a;
+}
 
 // The entry's point in the resident bases (entries index the chunk).
 fn base_index(entry: u32) -> u32 {
@@ -170,30 +195,30 @@ fn main(
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
     let t = gid.x + gid.y * nwg.x * TPB;
-    if t * S >= params.tasks {
-        return;
-    }
+    let in_range = t * S < params.tasks;
     let total = offsets[params.windows * params.buckets];
-    let q = total / params.tasks;
-    let rem = total % params.tasks;
     for (var s = 0u; s < S; s++) {
         let k = t * S + s;
-        let a = k * q + min(k, rem);
-        let b = a + q + select(0u, 1u, k < rem);
+        var a = 0u;
+        var b = 0u;
+        if in_range {
+            a = task_begin(k, total);
+            b = task_begin(k + 1u, total);
+            // Default records: no head (an empty task inside a bucket passes
+            // it through), no tail.
+            let through = a == b && a > 0u && a < total && l0_bucket[a - 1u] == l0_bucket[a];
+            var none = PointRecord();
+            none.bucket = NO_BUCKET;
+            none.through = u32(through);
+            partials[2u * k] = none;
+            none.through = 0u;
+            partials[2u * k + 1u] = none;
+        }
         task_start[s] = a;
         task_end[s] = b;
         pos[s] = a;
         open[s] = false;
         acc_valid[s] = false;
-        // Default records: no head (an empty task inside a bucket passes it
-        // through), no tail.
-        let through = a == b && a > 0u && a < total && l0_bucket[a - 1u] == l0_bucket[a];
-        var none = PointRecord();
-        none.bucket = NO_BUCKET;
-        none.through = u32(through);
-        partials[2u * k] = none;
-        none.through = 0u;
-        partials[2u * k + 1u] = none;
     }
     loop {
         var live = false;
@@ -233,10 +258,18 @@ fn main(
             prefix = fq_mul(prefix, den);
             pref_store(li, s, fq_pack(prefix));
         }
-        if !live {
+        if live {
+            atomicAdd(&live_count, 1u);
+        }
+        workgroupBarrier();
+        if li == 0u {
+            any_live = atomicLoad(&live_count);
+            atomicStore(&live_count, 0u);
+        }
+        if workgroupUniformLoad(&any_live) == 0u {
             break;
         }
-        var inv = fq_inv(prefix);
+        var inv = batch_inverse(li, prefix);
         // inverse: walk back, peeling one denominator per slot
         for (var i = 0u; i < S; i++) {
             let s = S - 1u - i;

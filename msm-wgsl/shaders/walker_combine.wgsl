@@ -7,15 +7,20 @@
 //   blocks:  level-l block b sums the chain elements of level l-1 from index
 //            64 b onward while the chain continues inside the block;
 //   owners:  each owner walks its chain, jumping by a whole block where the
-//            index is block-aligned, then writes the bucket's affine sum (one
-//            inversion per split bucket).
+//            index is block-aligned, and leaves the bucket's sum in XYZZ
+//            (split_sums[owner]; the bucket's record points there with
+//            valid = 2), so no owner inverts: reduce adds it in XYZZ.
 #import config
 #import curve
 
-// blocks: the level it builds (1..=3); owners: how many levels exist (0..=3)
+// owners: the workgroup size
+override OWNERS_WG: u32 = 64u;
+// blocks: the level it builds (1..=3)
 override LEVEL: u32 = 1u;
-override LEVELS: u32 = 0u;
-const BLOCK: u32 = 64u;
+// chain elements per block of the level above
+override BLOCK: u32 = 64u;
+// blocks: the workgroup size
+override BLOCKS_WG: u32 = 64u;
 
 // A chain element above level 0: an XYZZ sum and flags (bit 0: in the chain,
 // bit 1: the chain continues past this element).
@@ -30,6 +35,7 @@ struct ChainSum {
 @group(0) @binding(3) var<storage, read_write> level1: array<ChainSum>;
 @group(0) @binding(4) var<storage, read_write> level2: array<ChainSum>;
 @group(0) @binding(5) var<storage, read_write> level3: array<ChainSum>;
+@group(0) @binding(6) var<storage, read_write> split_sums: array<array<u32, 32>>;
 
 // Level-0 element j: the head partial of task j, as (point, in chain, through).
 fn head_in_chain(j: u32) -> bool {
@@ -53,6 +59,16 @@ fn level_len(level: u32) -> u32 {
     return len;
 }
 
+// Block levels built for this plan: while the level below has more than one
+// block, up to 3 (twin of the host's `chain_levels`).
+fn chain_levels() -> u32 {
+    var levels = 0u;
+    while levels < 3u && level_len(levels) > BLOCK {
+        levels += 1u;
+    }
+    return levels;
+}
+
 fn element(level: u32, j: u32) -> ChainSum {
     switch level {
         case 1u: { return level1[j]; }
@@ -70,15 +86,10 @@ fn store_element(level: u32, j: u32, e: ChainSum) {
 }
 
 // Block sums of level LEVEL over elements of level LEVEL - 1.
-@compute @workgroup_size(64)
+@compute @workgroup_size(BLOCKS_WG)
 fn blocks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let b = gid.x + gid.y * nwg.x * 64u;
+    let b = gid.x + gid.y * nwg.x * BLOCKS_WG;
     if b >= level_len(LEVEL) {
-        if b == NO_BUCKET {
-            // never taken: names bucket_sums so both entry points derive the
-            // same bindings and share one bind group
-            bucket_sums[0].valid = 0u;
-        }
         return;
     }
     let below = level_len(LEVEL - 1u);
@@ -114,9 +125,9 @@ fn blocks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 }
 
 // Each owner (a task with a tail partial) sums its chain and writes the bucket.
-@compute @workgroup_size(64)
+@compute @workgroup_size(OWNERS_WG)
 fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let k = gid.x + gid.y * nwg.x * 64u;
+    let k = gid.x + gid.y * nwg.x * OWNERS_WG;
     if k >= params.tasks {
         return;
     }
@@ -128,6 +139,7 @@ fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if tail.valid != 0u {
         acc = xyzz_from_affine(Affine(fq_unpack(tail.x), fq_unpack(tail.y)));
     }
+    let levels = chain_levels();
     var j = k + 1u;
     loop {
         if j >= params.tasks {
@@ -136,19 +148,26 @@ fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         // the highest level whose block starts at j
         var level = 0u;
         var step = 1u;
-        while level < LEVELS && (j % (step * BLOCK)) == 0u {
+        while level < levels && (j % (step * BLOCK)) == 0u {
             level += 1u;
             step *= BLOCK;
         }
+        // one addition site (drivers inline each call: compile time)
         var through: bool;
+        var next: Xyzz;
         if level == 0u {
-            acc = add_head(acc, j);
-            through = partials[2u * j].through != 0u;
+            let h = partials[2u * j];
+            next = xyzz_identity();
+            if h.valid != 0u {
+                next = xyzz_from_affine(Affine(fq_unpack(h.x), fq_unpack(h.y)));
+            }
+            through = h.through != 0u;
         } else {
             let e = element(level, j / step);
-            acc = xyzz_add(acc, xyzz_unpack(e.p));
+            next = xyzz_unpack(e.p);
             through = (e.flags & 2u) != 0u;
         }
+        acc = xyzz_add(acc, next);
         if !through {
             break;
         }
@@ -157,11 +176,9 @@ fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     var out = PointRecord();
     out.bucket = tail.bucket;
     if !xyzz_is_identity(acc) {
-        // one inversion: 1/ZZ = I ZZZ, 1/ZZZ = I ZZ with I = 1/(ZZ ZZZ)
-        let i = fq_inv(fq_mul(acc.zz, acc.zzz));
-        out.x = fq_pack(fq_mul(acc.x, fq_mul(i, acc.zzz)));
-        out.y = fq_pack(fq_mul(acc.y, fq_mul(i, acc.zz)));
-        out.valid = 1u;
+        split_sums[k] = xyzz_pack(acc);
+        out.valid = VALID_XYZZ;
+        out.through = k;
     }
     bucket_sums[tail.bucket] = out;
 }

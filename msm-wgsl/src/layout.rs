@@ -9,11 +9,12 @@ use ark_ff::{BigInteger, PrimeField};
 use num_bigint::BigUint;
 
 /// How Fq is split into limbs inside a shader.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FieldLayout {
     /// 20 limbs of 13 bits, R = 2^260. Products are 26 bits, so a whole Montgomery
     /// multiplication accumulates its columns in `u32` without carries (lazy
     /// reduction) and normalises once. Portable (u32 only).
+    #[default]
     Limbs13x20,
     /// 16 limbs of 16 bits, R = 2^256, CIOS with a carry every step. Portable.
     Limbs16x16,
@@ -75,10 +76,13 @@ impl std::fmt::Display for FieldLayout {
     }
 }
 
-/// Constants of one layout, all derived from `ark_bn254::Fq::MODULUS`.
+/// Constants of one layout, all derived from a modulus (`ark_bn254::Fq::MODULUS`
+/// unless made with [`FieldConstants::for_modulus`]).
 #[derive(Clone, Debug)]
 pub struct FieldConstants {
     pub layout: FieldLayout,
+    /// The modulus.
+    pub modulus: BigUint,
     /// p split into W-bit limbs, least significant first.
     pub p: Vec<u32>,
     /// n0' = -p^(-1) mod 2^W (the Montgomery reduction factor).
@@ -89,11 +93,21 @@ pub struct FieldConstants {
     pub r2: Vec<u32>,
     /// The exponent p - 2 (Fermat inversion) as 4-bit windows, most significant first.
     pub inv_windows: Vec<u32>,
+    /// p as eight little-endian u32 words (the packed form's modulus).
+    pub p_words: Vec<u32>,
+    /// R^3 mod p in W-bit limbs: `fq_mul(x^(-1), R^3)` turns the plain inverse
+    /// of a packed Montgomery value x = a R into a^(-1) R.
+    pub r3: Vec<u32>,
 }
 
 /// The BN254 base-field modulus p as a big integer.
 pub fn modulus() -> BigUint {
     BigUint::from_bytes_le(&Fq::MODULUS.to_bytes_le())
+}
+
+/// The BN254 scalar-field modulus r as a big integer.
+pub fn scalar_modulus() -> BigUint {
+    BigUint::from_bytes_le(&ark_bn254::Fr::MODULUS.to_bytes_le())
 }
 
 /// Splits `v` into `count` limbs of `bits` bits, least significant first.
@@ -108,13 +122,19 @@ pub fn to_limbs(v: &BigUint, bits: u32, count: usize) -> Vec<u32> {
 }
 
 impl FieldConstants {
+    /// The constants of Fq in `layout`.
     pub fn new(layout: FieldLayout) -> Self {
-        let p = modulus();
+        Self::for_modulus(layout, modulus())
+    }
+
+    /// The constants of the field of odd modulus `p` in `layout`.
+    pub fn for_modulus(layout: FieldLayout, p: BigUint) -> Self {
         let w = layout.limb_bits();
         let n = layout.limb_count();
         let r = BigUint::from(1u8) << layout.r_bits();
         let r_mod_p = &r % &p;
         let r2 = (&r_mod_p * &r_mod_p) % &p;
+        let r3 = (&r2 * &r_mod_p) % &p;
         // -p^(-1) mod 2^W: p is odd, so p^(2^W - 1 ... ) inverse exists; compute by Newton.
         let two_w = 1u64 << w;
         let p0 = to_limbs(&p, w, 1)[0] as u64;
@@ -132,6 +152,9 @@ impl FieldConstants {
             one_mont: to_limbs(&r_mod_p, w, n),
             r2: to_limbs(&r2, w, n),
             inv_windows,
+            p_words: to_limbs(&p, 32, 8),
+            r3: to_limbs(&r3, w, n),
+            modulus: p,
         }
     }
 }
@@ -161,6 +184,9 @@ mod tests {
             assert_eq!(from_limbs(&c.one_mont, w), r_big);
             let r2_big = BigUint::from_bytes_le(&(r * r).into_bigint().to_bytes_le());
             assert_eq!(from_limbs(&c.r2, w), r2_big);
+            let r3_big = BigUint::from_bytes_le(&(r * r * r).into_bigint().to_bytes_le());
+            assert_eq!(from_limbs(&c.r3, w), r3_big);
+            assert_eq!(from_limbs(&c.p_words, 32), p);
             // Windows rebuild p - 2.
             let e = c
                 .inv_windows

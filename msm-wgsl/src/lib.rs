@@ -10,7 +10,7 @@ pub mod layout;
 pub mod preprocess;
 pub mod registry;
 
-pub use fieldgen::FieldCode;
+pub use fieldgen::{FieldCode, FieldOptions, Inversion};
 pub use layout::{FieldConstants, FieldLayout};
 pub use preprocess::PreprocessError;
 pub use registry::{ShaderId, ShaderLibrary};

@@ -4,13 +4,14 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use crate::fieldgen::{field_module_with, FieldCode};
+use crate::fieldgen::{field_module_for, scalar_module, FieldCode, FieldOptions, Inversion};
 use crate::layout::FieldLayout;
 use crate::preprocess::{preprocess, ModuleSource, PreprocessError};
 
 /// Shared modules, importable with `#import <name>`.
 struct Modules<'a> {
     field: &'a str,
+    scalar: &'a str,
     walker_config: String,
 }
 
@@ -18,9 +19,11 @@ impl ModuleSource for Modules<'_> {
     fn module(&self, name: &str) -> Option<Cow<'_, str>> {
         Some(match name {
             "field" => Cow::Borrowed(self.field),
+            "scalar" => Cow::Borrowed(self.scalar),
             "walker_config" => Cow::Borrowed(self.walker_config.as_str()),
             "curve" => Cow::Borrowed(include_str!("../shaders/shared/curve.wgsl")),
             "config" => Cow::Borrowed(include_str!("../shaders/shared/config.wgsl")),
+            "batch_inverse" => Cow::Borrowed(include_str!("../shaders/shared/batch_inverse.wgsl")),
             _ => return None,
         })
     }
@@ -104,23 +107,23 @@ impl ShaderId {
 /// Every shader, expandable to plain WGSL for one field layout.
 #[derive(Clone, Debug)]
 pub struct ShaderLibrary {
-    layout: FieldLayout,
-    code: FieldCode,
+    opts: FieldOptions,
     field: String,
+    scalar: String,
 }
 
 impl ShaderLibrary {
-    /// The library for `layout` with unrolled field code.
+    /// The library for `layout` with unrolled field code and Fermat inversion.
     pub fn new(layout: FieldLayout) -> Result<Self, PreprocessError> {
-        Self::with_code(layout, FieldCode::Unrolled)
+        Self::with_options(FieldOptions::new(layout))
     }
 
-    /// The library for `layout` with field code written as `code` says.
-    pub fn with_code(layout: FieldLayout, code: FieldCode) -> Result<Self, PreprocessError> {
+    /// The library whose field module is generated as `opts` says.
+    pub fn with_options(opts: FieldOptions) -> Result<Self, PreprocessError> {
         let lib = ShaderLibrary {
-            layout,
-            code,
-            field: field_module_with(layout, code),
+            opts,
+            field: field_module_for(&opts),
+            scalar: scalar_module(),
         };
         for id in ShaderId::FIXED {
             lib.source(id)?;
@@ -128,18 +131,26 @@ impl ShaderLibrary {
         Ok(lib)
     }
 
+    pub fn options(&self) -> FieldOptions {
+        self.opts
+    }
+
     pub fn layout(&self) -> FieldLayout {
-        self.layout
+        self.opts.layout
     }
 
     pub fn field_code(&self) -> FieldCode {
-        self.code
+        self.opts.code
+    }
+
+    pub fn inversion(&self) -> Inversion {
+        self.opts.inversion
     }
 
     /// The plain WGSL of one shader.
     pub fn source(&self, id: ShaderId) -> Result<String, PreprocessError> {
         let mut defines = HashSet::new();
-        if self.layout.needs_int64() {
+        if self.opts.layout.needs_int64() {
             defines.insert("FIELD_INT64");
         }
         let mut walker_config = String::new();
@@ -157,6 +168,7 @@ impl ShaderLibrary {
         }
         let modules = Modules {
             field: &self.field,
+            scalar: &self.scalar,
             walker_config,
         };
         preprocess(id.label(), id.root(), &modules, &defines)

@@ -2,7 +2,7 @@
 //! with naga; portable layouts validate without 64-bit integers.
 
 use msm_wgsl::registry::WalkerVariant;
-use msm_wgsl::{FieldCode, FieldLayout, ShaderId, ShaderLibrary};
+use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion, ShaderId, ShaderLibrary};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn validate(src: &str, caps: Capabilities) -> Result<(), String> {
@@ -34,8 +34,16 @@ fn walker_variants() -> Vec<WalkerVariant> {
 
 #[test]
 fn every_shader_validates_for_every_layout() {
-    for layout in FieldLayout::ALL {
-        let lib = ShaderLibrary::new(layout).unwrap();
+    for (layout, inversion) in FieldLayout::ALL
+        .into_iter()
+        .flat_map(|l| Inversion::ALL.map(|i| (l, i)))
+        .filter(|(l, i)| i.supports(*l))
+    {
+        let lib = ShaderLibrary::with_options(FieldOptions {
+            inversion,
+            ..FieldOptions::new(layout)
+        })
+        .unwrap();
         let caps = if layout.needs_int64() {
             Capabilities::SHADER_INT64
         } else {
@@ -46,7 +54,7 @@ fn every_shader_validates_for_every_layout() {
             .chain(walker_variants().into_iter().map(ShaderId::StreamWalker));
         for id in ids {
             if let Err(e) = validate(&lib.source(id).unwrap(), caps) {
-                panic!("{id:?} ({layout}) failed to validate:\n{e}");
+                panic!("{id:?} ({layout}, {inversion}) failed to validate:\n{e}");
             }
         }
     }
@@ -54,7 +62,11 @@ fn every_shader_validates_for_every_layout() {
 
 #[test]
 fn looped_field_code_validates() {
-    let lib = ShaderLibrary::with_code(FieldLayout::Limbs13x20, FieldCode::Looped).unwrap();
+    let lib = ShaderLibrary::with_options(FieldOptions {
+        code: FieldCode::Looped,
+        ..FieldOptions::new(FieldLayout::Limbs13x20)
+    })
+    .unwrap();
     assert!(lib
         .source(ShaderId::FieldOps)
         .unwrap()

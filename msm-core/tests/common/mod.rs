@@ -6,7 +6,7 @@ use std::sync::{Mutex, OnceLock};
 
 use ark_bn254::Fq;
 use ark_ff::{BigInteger, PrimeField};
-use msm_core::{ContextOptions, FieldLayout, GpuContext};
+use msm_core::{ContextOptions, FieldLayout, GpuContext, Inversion};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
@@ -14,11 +14,18 @@ use rand_chacha::ChaCha20Rng;
 /// adapter cannot run the layout (64-bit integers missing); a missing adapter
 /// is a test failure.
 pub fn ctx(layout: FieldLayout) -> Option<&'static GpuContext> {
-    static CTXS: OnceLock<Mutex<HashMap<FieldLayout, Option<&'static GpuContext>>>> = OnceLock::new();
+    ctx_with(layout, None)
+}
+
+/// [`ctx`] with the inversion given (`None`: the adapter's default).
+pub fn ctx_with(layout: FieldLayout, inversion: Option<Inversion>) -> Option<&'static GpuContext> {
+    type Key = (FieldLayout, Option<Inversion>);
+    static CTXS: OnceLock<Mutex<HashMap<Key, Option<&'static GpuContext>>>> = OnceLock::new();
     let mut map = CTXS.get_or_init(Default::default).lock().unwrap();
-    *map.entry(layout).or_insert_with(|| {
+    *map.entry((layout, inversion)).or_insert_with(|| {
         let opts = ContextOptions {
             field_layout: Some(layout),
+            inversion,
             ..Default::default()
         };
         match GpuContext::new_blocking(&opts) {

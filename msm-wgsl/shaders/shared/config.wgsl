@@ -22,17 +22,35 @@ struct MsmParams {
     segments: u32,
     // index of this chunk's first point in the resident bases
     base_offset: u32,
+    // 1: walker tasks start at bucket starts (only oversized buckets split)
+    align: u32,
+    // how scalars arrive: SCALARS_CANONICAL or SCALARS_MONTGOMERY
+    scalar_form: u32,
     _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
+
+// Scalars as canonical little-endian words.
+const SCALARS_CANONICAL: u32 = 0u;
+// Scalars as arkworks holds them: Montgomery form, R = 2^256 (preprocess
+// converts them in place).
+const SCALARS_MONTGOMERY: u32 = 1u;
+
+// A PointRecord whose sum is an XYZZ point in walker_combine's split_sums,
+// at index `through` (buckets split across walker tasks).
+const VALID_XYZZ: u32 = 2u;
 
 // An affine point with its bucket: a final bucket sum, or a walker partial.
 struct PointRecord {
     x: array<u32, 8>,
     y: array<u32, 8>,
-    // 1 if (x, y) is a point, 0 if the sum is the identity
+    // 1 if (x, y) is a point, 0 if the sum is the identity, VALID_XYZZ if the
+    // sum is split_sums[through]
     valid: u32,
     bucket: u32,
-    // head partials: 1 if the task's bucket continues into the next task
+    // head partials: 1 if the task's bucket continues into the next task;
+    // VALID_XYZZ records: the index of the sum in split_sums
     through: u32,
     _pad: u32,
 }

@@ -5,8 +5,12 @@
 use ark_bn254::Fq;
 use msm_wgsl::ShaderId;
 
+mod stages;
+
+pub use stages::MsmStages;
+
+use crate::context::GpuContext;
 use crate::error::MsmError;
-use crate::gpu::GpuContext;
 use crate::repr::{FieldRepr, Words};
 
 /// Field operations of the `field_ops` test shader. Keep codes in sync with
@@ -64,7 +68,7 @@ impl GpuContext {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let pipeline = self.pipeline(id, "main", &[("OP", op as f64)]).await?;
+        let pipeline = self.pipeline(id, "main", &[("OP", op as f64)], None).await?;
         let ba = self.storage_init("in_a", bytemuck::cast_slice(a), false);
         let bb = self.storage_init("in_b", bytemuck::cast_slice(b), false);
         let out = self.storage_out("out", n * W);
@@ -123,6 +127,7 @@ impl GpuContext {
                 ShaderId::FieldBench,
                 "main",
                 &[("ITERS", iters as f64), ("WG", WG as f64), ("OP", op as u32 as f64)],
+                None,
             )
             .await?;
         Ok((pipeline, self.grid(n.div_ceil(WG as usize) as u32)))
@@ -132,7 +137,7 @@ impl GpuContext {
     /// returns the final states (see [`lcg_reference`]).
     pub async fn loop_probe(&self, seeds: &[u32], loops: u32) -> Result<Vec<u32>, MsmError> {
         let pipeline = self
-            .pipeline(ShaderId::LoopProbe, "main", &[("LOOPS", loops as f64)])
+            .pipeline(ShaderId::LoopProbe, "main", &[("LOOPS", loops as f64)], None)
             .await?;
         let buf = self.storage_init("probe", seeds, true);
         let mut enc = self.device.create_command_encoder(&Default::default());

@@ -1,15 +1,50 @@
-//! Buffer helpers: storage buffers from host data, readback and dispatch sizing.
+//! Buffer helpers: counted buffer creation, storage buffers from host data,
+//! readback and dispatch sizing.
+
+use std::sync::atomic::Ordering;
 
 use wgpu::util::DeviceExt;
 
+use super::GpuContext;
 use crate::error::MsmError;
-use crate::gpu::GpuContext;
 
 impl GpuContext {
+    /// Creates a buffer (counted in [`GpuContext::created_objects`]).
+    pub(crate) fn create_buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.counters.buffers.fetch_add(1, Ordering::Relaxed);
+        self.counters.buffer_bytes.fetch_add(size, Ordering::Relaxed);
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Creates a bind group (counted).
+    pub(crate) fn create_bind_group(&self, desc: &wgpu::BindGroupDescriptor) -> wgpu::BindGroup {
+        self.counters.bind_groups.fetch_add(1, Ordering::Relaxed);
+        self.device.create_bind_group(desc)
+    }
+
+    /// Creates a query set of `count` timestamps (counted).
+    pub(crate) fn create_timestamp_queries(&self, count: u32) -> wgpu::QuerySet {
+        self.counters.query_sets.fetch_add(1, Ordering::Relaxed);
+        self.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        })
+    }
+
     /// A storage buffer initialised with `data` (at least 4 bytes: empty bindings
     /// are not allowed).
     pub(crate) fn storage_init(&self, label: &str, data: &[u32], copy_src: bool) -> wgpu::Buffer {
         let words: &[u32] = if data.is_empty() { &[0] } else { data };
+        self.counters.buffers.fetch_add(1, Ordering::Relaxed);
+        self.counters
+            .buffer_bytes
+            .fetch_add(std::mem::size_of_val(words) as u64, Ordering::Relaxed);
         let mut usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         if copy_src {
             usage |= wgpu::BufferUsages::COPY_SRC;
@@ -23,23 +58,21 @@ impl GpuContext {
 
     /// An uninitialised storage buffer of `words` u32 words that can be read back.
     pub(crate) fn storage_out(&self, label: &str, words: usize) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: (words.max(1) * 4) as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
+        self.create_buffer(
+            label,
+            (words.max(1) * 4) as u64,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        )
     }
 
     /// Copies `words` u32 words of `src` to the host (submits a copy, then waits).
     pub(crate) async fn read_words(&self, src: &wgpu::Buffer, words: usize) -> Result<Vec<u32>, MsmError> {
         let size = (words.max(1) * 4) as u64;
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
+        let staging = self.create_buffer(
+            "readback",
             size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("readback"),
         });
@@ -53,8 +86,13 @@ impl GpuContext {
 
     /// Maps a MAP_READ buffer and returns its bytes.
     pub(crate) async fn map_read(&self, buf: &wgpu::Buffer) -> Result<Vec<u8>, MsmError> {
+        self.map_read_range(buf, buf.size()).await
+    }
+
+    /// Maps the first `size` bytes of a MAP_READ buffer and returns them.
+    pub(crate) async fn map_read_range(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, MsmError> {
         let (tx, rx) = futures_channel::oneshot::channel();
-        buf.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        buf.slice(..size).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
         self.wait_idle()?;
@@ -67,7 +105,7 @@ impl GpuContext {
             return Err(MsmError::Readback(e.to_string()));
         }
         let bytes = buf
-            .slice(..)
+            .slice(..size)
             .get_mapped_range()
             .map_err(|e| MsmError::Readback(e.to_string()))?
             .to_vec();
@@ -132,7 +170,7 @@ impl GpuContext {
                 resource: b.as_entire_binding(),
             })
             .collect();
-        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let bind = self.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,

@@ -2,13 +2,18 @@
 //!
 //! Limb loops are unrolled here, on the host: shaders contain straight-line limb
 //! code, which keeps them clear of lavapipe's per-invocation loop budget and gives
-//! every driver constant indices. Only the inversion keeps a loop (64 windows).
+//! every driver constant indices. Only the inversion keeps loops.
 //! [`FieldCode::Looped`] keeps the multiplication's limb loops instead, for
 //! compilers that inline every call and choke on the unrolled code.
 
 use std::fmt::Write;
 
 use crate::layout::{FieldConstants, FieldLayout};
+
+mod inverse;
+mod mul;
+
+pub use inverse::Inversion;
 
 /// How the Montgomery multiplication is written out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -24,19 +29,62 @@ pub enum FieldCode {
     Looped,
 }
 
-/// Returns the WGSL text of the unrolled `field` module for `layout`.
-pub fn field_module(layout: FieldLayout) -> String {
-    field_module_with(layout, FieldCode::Unrolled)
+/// Everything that shapes the generated field module.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FieldOptions {
+    pub layout: FieldLayout,
+    pub code: FieldCode,
+    pub inversion: Inversion,
 }
 
-/// Returns the WGSL text of the `field` module for `layout`, written as `code` says.
-pub fn field_module_with(layout: FieldLayout, code: FieldCode) -> String {
+impl FieldOptions {
+    /// Unrolled code and the default inversion for `layout`.
+    pub fn new(layout: FieldLayout) -> Self {
+        FieldOptions {
+            layout,
+            ..Default::default()
+        }
+    }
+}
+
+/// The `scalar` module: BN254 Fr in 16-bit limbs (portable), just what the
+/// GPU needs to read scalars as arkworks holds them: `fr_from_mont` turns
+/// arkworks' Montgomery form (R = 2^256) into the canonical value, and
+/// `fr_unpack` / `fr_pack` move between words and limbs. Generated like the
+/// Fq module, with Fr's modulus and the `fr` prefix.
+pub fn scalar_module() -> String {
+    let layout = FieldLayout::Limbs16x16;
+    let c = FieldConstants::for_modulus(layout, crate::layout::scalar_modulus());
+    let g = Gen::new(&c);
+    let mut s = String::new();
+    g.header(&mut s);
+    g.pack(&mut s);
+    g.reduce_once(&mut s);
+    g.mul_cios(&mut s, false);
+    let mut raw_one = vec![0u32; g.n];
+    raw_one[0] = 1;
+    writeln!(
+        s,
+        "// Montgomery form (R = 2^256) -> plain value.\nfn fq_from_mont(a: Fq) -> Fq {{\n    return fq_mul(a, {});\n}}",
+        array_lit(&raw_one)
+    )
+    .unwrap();
+    s.replace("BN254 Fq", "BN254 Fr (scalars)")
+        .replace("fq_", "fr_")
+        .replace("FQ_", "FR_")
+        .replace("Fq", "Fr")
+}
+
+/// Returns the WGSL text of the unrolled `field` module for `layout`.
+pub fn field_module(layout: FieldLayout) -> String {
+    field_module_for(&FieldOptions::new(layout))
+}
+
+/// Returns the WGSL text of the `field` module as `opts` says.
+pub fn field_module_for(opts: &FieldOptions) -> String {
+    let layout = opts.layout;
     let c = FieldConstants::new(layout);
-    let g = Gen {
-        c: &c,
-        w: layout.limb_bits(),
-        n: layout.limb_count(),
-    };
+    let g = Gen::new(&c);
     let mut s = String::new();
     g.header(&mut s);
     g.pack(&mut s);
@@ -45,12 +93,17 @@ pub fn field_module_with(layout: FieldLayout, code: FieldCode) -> String {
     g.reduce_raw(&mut s);
     g.add_sub(&mut s);
     match layout {
-        FieldLayout::Limbs13x20 if code == FieldCode::Looped => g.mul_lazy_looped(&mut s),
+        FieldLayout::Limbs13x20 if opts.code == FieldCode::Looped => g.mul_lazy_looped(&mut s),
         FieldLayout::Limbs13x20 => g.mul_lazy(&mut s),
         FieldLayout::Limbs16x16 => g.mul_cios(&mut s, false),
         FieldLayout::Limbs32x8 => g.mul_cios(&mut s, true),
     }
     g.derived(&mut s);
+    match opts.inversion {
+        Inversion::Fermat => inverse::fermat(&mut s),
+        Inversion::BinaryGcd => inverse::binary_gcd(&mut s, &c),
+        Inversion::Bingcd => inverse::bingcd(&mut s, &c),
+    }
     s
 }
 
@@ -58,6 +111,16 @@ struct Gen<'a> {
     c: &'a FieldConstants,
     w: u32,
     n: usize,
+}
+
+impl<'a> Gen<'a> {
+    fn new(c: &'a FieldConstants) -> Self {
+        Gen {
+            c,
+            w: c.layout.limb_bits(),
+            n: c.layout.limb_count(),
+        }
+    }
 }
 
 fn array_lit(v: &[u32]) -> String {
@@ -226,10 +289,10 @@ impl Gen<'_> {
     /// fq_reduce_raw: any value below 2^256 (< 8p) into [0, p), by conditionally
     /// subtracting 4p, 2p and p.
     fn reduce_raw(&self, s: &mut String) {
-        let p = crate::layout::modulus();
+        let p = &self.c.modulus;
         let (w, n) = (self.w, self.n);
         for k in [4u32, 2] {
-            let kp = crate::layout::to_limbs(&(&p * k), w, n);
+            let kp = crate::layout::to_limbs(&(p * k), w, n);
             writeln!(s, "fn fq_sub_if_ge_{k}p(a: Fq) -> Fq {{").unwrap();
             for i in 0..n {
                 writeln!(s, "    let a{i} = a[{i}];").unwrap();
@@ -294,140 +357,6 @@ impl Gen<'_> {
         s.push_str("    return d;\n}\n\n");
     }
 
-    /// Lazy Montgomery multiplication for 13-bit limbs: columns of a*b and m*p
-    /// accumulate in u32 (at most 2N products of < 2^26 each plus a carry, < 2^32),
-    /// reducing one limb per row and normalising carries once at the end.
-    fn mul_lazy(&self, s: &mut String) {
-        let (w, n) = (self.w, self.n);
-        let p = &self.c.p;
-        s.push_str("// Lazy Montgomery product: a * b / R mod p.\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n");
-        for k in 0..2 * n {
-            writeln!(s, "    var c{k} = 0u;").unwrap();
-        }
-        s.push_str("    var m: u32;\n");
-        for i in 0..n {
-            writeln!(s, "    // row {i}").unwrap();
-            for j in 0..n {
-                writeln!(s, "    c{} += a[{i}] * b[{j}];", i + j).unwrap();
-            }
-            writeln!(s, "    m = (c{i} * FQ_N0) & FQ_MASK;").unwrap();
-            for (j, pj) in p.iter().enumerate() {
-                writeln!(s, "    c{} += m * {pj:#x}u;", i + j).unwrap();
-            }
-            writeln!(s, "    c{} += c{i} >> {w}u;", i + 1).unwrap();
-        }
-        s.push_str("    // normalise the upper half (the result is < 2p < 2^(W N))\n");
-        for j in 0..n {
-            let k = n + j;
-            if j + 1 < n {
-                writeln!(s, "    c{} += c{k} >> {w}u;", k + 1).unwrap();
-            }
-            writeln!(s, "    let r{j} = c{k} & FQ_MASK;").unwrap();
-        }
-        s.push_str("    return fq_reduce_once(array<u32, ");
-        writeln!(s, "{n}>({}));\n}}\n", self.limbs("r")).unwrap();
-    }
-
-    /// [`Gen::mul_lazy`] with its limb loops kept (same arithmetic, same bounds).
-    fn mul_lazy_looped(&self, s: &mut String) {
-        let (w, n) = (self.w, self.n);
-        write!(
-            s,
-            r#"// Lazy Montgomery product: a * b / R mod p (limb loops kept).
-fn fq_mul(a: Fq, b: Fq) -> Fq {{
-    var av = a;
-    var bv = b;
-    var pv = FQ_P;
-    var c: array<u32, {n2}>;
-    for (var i = 0u; i < {n}u; i++) {{
-        let ai = av[i];
-        for (var j = 0u; j < {n}u; j++) {{
-            c[i + j] += ai * bv[j];
-        }}
-        let m = (c[i] * FQ_N0) & FQ_MASK;
-        for (var j = 0u; j < {n}u; j++) {{
-            c[i + j] += m * pv[j];
-        }}
-        c[i + 1u] += c[i] >> {w}u;
-    }}
-    var r: Fq;
-    for (var j = 0u; j < {n}u; j++) {{
-        if j + 1u < {n}u {{
-            c[{n}u + j + 1u] += c[{n}u + j] >> {w}u;
-        }}
-        r[j] = c[{n}u + j] & FQ_MASK;
-    }}
-    return fq_reduce_once(r);
-}}
-
-"#,
-            n2 = 2 * n
-        )
-        .unwrap();
-    }
-
-    /// No-carry CIOS Montgomery multiplication (valid because p's top limb is below
-    /// (2^W - 1) / 2). With `wide`, limbs are 32 bits and products use u64.
-    fn mul_cios(&self, s: &mut String, wide: bool) {
-        let (w, n) = (self.w, self.n);
-        let p = &self.c.p;
-        s.push_str("// CIOS Montgomery product: a * b / R mod p.\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n");
-        for j in 0..n {
-            writeln!(s, "    var t{j} = 0u;").unwrap();
-        }
-        s.push_str("    var A: u32;\n    var C: u32;\n    var m: u32;\n");
-        // One "multiply-accumulate with carry": (hi, lo) = x + y * z + carry.
-        let mac = |s: &mut String, dst: &str, acc: &str, y: &str, z: &str, carry: Option<&str>, hi: &str| {
-            if wide {
-                let cr = carry.map(|c| format!(" + u64({c})")).unwrap_or_default();
-                writeln!(
-                    s,
-                    "    {{ let x = u64({acc}) + u64({y}) * u64({z}){cr}; {dst} = u32(x); {hi} = u32(x >> 32u); }}"
-                )
-                .unwrap();
-            } else {
-                let cr = carry.map(|c| format!(" + {c}")).unwrap_or_default();
-                writeln!(
-                    s,
-                    "    {{ let x = {acc} + {y} * {z}{cr}; {dst} = x & FQ_MASK; {hi} = x >> {w}u; }}"
-                )
-                .unwrap();
-            }
-        };
-        for i in 0..n {
-            writeln!(s, "    // row {i}").unwrap();
-            writeln!(s, "    {{\n    let bi = b[{i}];").unwrap();
-            mac(s, "t0", "t0", "a[0]", "bi", None, "A");
-            if wide {
-                s.push_str("    m = t0 * FQ_N0;\n");
-            } else {
-                s.push_str("    m = (t0 * FQ_N0) & FQ_MASK;\n");
-            }
-            let p0 = format!("{:#x}u", p[0]);
-            mac(s, "C", "t0", "m", &p0, None, "C");
-            for (j, pj) in p.iter().enumerate().skip(1) {
-                mac(
-                    s,
-                    &format!("t{j}"),
-                    &format!("t{j}"),
-                    &format!("a[{j}]"),
-                    "bi",
-                    Some("A"),
-                    "A",
-                );
-                let pj = format!("{pj:#x}u");
-                mac(s, &format!("t{}", j - 1), &format!("t{j}"), "m", &pj, Some("C"), "C");
-            }
-            writeln!(s, "    t{} = C + A;\n    }}", n - 1).unwrap();
-        }
-        writeln!(
-            s,
-            "    return fq_reduce_once(array<u32, {n}>({}));\n}}\n",
-            self.limbs("t")
-        )
-        .unwrap();
-    }
-
     /// Operations built on the core ones, identical for every layout.
     fn derived(&self, s: &mut String) {
         let mut raw_one = vec![0u32; self.n];
@@ -464,25 +393,6 @@ fn fq_from_mont(a: Fq) -> Fq {{
     return fq_mul(a, {raw_one});
 }}
 
-// a^(p-2) = a^(-1) (0 maps to 0), by 4-bit fixed windows: 252 squarings and 78
-// multiplications in a 64-iteration loop (the only loop in the field module).
-fn fq_inv(a: Fq) -> Fq {{
-    var table: array<Fq, 16>;
-    table[0] = FQ_ONE;
-    table[1] = a;
-    for (var i = 2u; i < 16u; i++) {{
-        table[i] = fq_mul(table[i - 1u], a);
-    }}
-    var r = FQ_ONE;
-    for (var i = 0u; i < 64u; i++) {{
-        r = fq_sqr(r);
-        r = fq_sqr(r);
-        r = fq_sqr(r);
-        r = fq_sqr(r);
-        r = fq_mul(r, table[FQ_INV_WINDOWS[i]]);
-    }}
-    return r;
-}}
 "#,
             raw_one = array_lit(&raw_one)
         )

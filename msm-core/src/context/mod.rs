@@ -1,14 +1,26 @@
 //! The GPU context: adapter, device, the shader library for the chosen field
-//! layout and a cache of compiled pipelines. Build it once and reuse it.
+//! layout, explicit bind-group layouts per pass, and caches of compiled
+//! pipelines and per-plan scratch. Build it once and reuse it.
 
-use std::collections::HashMap;
+mod adapter;
+mod buffers;
+mod disk_cache;
+mod pipelines;
+
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use msm_wgsl::{FieldCode, FieldLayout, ShaderId, ShaderLibrary};
+use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion, ShaderLibrary};
 
+pub use adapter::{default_field_code, default_inversion, default_layout, has_loop_cap, is_swiftshader, list_adapters};
+pub use disk_cache::PipelineCacheDir;
+pub use pipelines::CompileRecord;
+
+use crate::config::{MsmConfig, ReduceOn};
 use crate::error::MsmError;
+use crate::plan::AdapterBounds;
 
-/// How to pick the adapter and the field layout.
+/// How to pick the adapter and the field module.
 #[derive(Clone, Debug, Default)]
 pub struct ContextOptions {
     /// Field limb layout; `None` picks [`default_layout`] for the adapter.
@@ -18,56 +30,51 @@ pub struct ContextOptions {
     /// Ask for GPU timestamp queries when the adapter has them (per-pass timings).
     pub timestamps: bool,
     /// The knobs [`GpuContext::msm`] uses.
-    pub config: crate::config::MsmConfig,
+    pub config: MsmConfig,
     /// How the field multiplication is written; `None` picks
     /// [`default_field_code`] for the adapter.
     pub field_code: Option<FieldCode>,
+    /// How `fq_inv` is computed; `None` picks [`default_inversion`].
+    pub inversion: Option<Inversion>,
+    /// Where compiled pipelines persist across processes (where the adapter
+    /// has a pipeline cache).
+    pub pipeline_cache: PipelineCacheDir,
 }
 
-/// The layout used when none is asked for: 32-bit limbs with 64-bit products
-/// where the adapter has `SHADER_INT64` (fastest on the H200, see
-/// docs/benchmarks.md), else 13-bit lazy limbs (fastest portable layout).
-pub fn default_layout(features: wgpu::Features) -> FieldLayout {
-    if features.contains(wgpu::Features::SHADER_INT64) {
-        FieldLayout::Limbs32x8
-    } else {
-        FieldLayout::Limbs13x20
-    }
+/// GPU objects this context has created, by kind (a warm MSM with an
+/// unchanged plan creates none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CreatedObjects {
+    pub buffers: u64,
+    pub bind_groups: u64,
+    pub query_sets: u64,
+    pub pipelines: u64,
+    /// Bytes of all buffers created.
+    pub buffer_bytes: u64,
 }
 
-/// SwiftShader, natively or behind Chromium's WebGPU (which names no adapter
-/// but reports a CPU device).
-pub fn is_swiftshader(info: &wgpu::AdapterInfo) -> bool {
-    info.name.to_lowercase().contains("swiftshader")
-        || info.driver.to_lowercase().contains("swiftshader")
-        || (info.backend == wgpu::Backend::BrowserWebGpu && info.device_type == wgpu::DeviceType::Cpu)
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) buffers: AtomicU64,
+    pub(crate) bind_groups: AtomicU64,
+    pub(crate) query_sets: AtomicU64,
+    pub(crate) pipelines: AtomicU64,
+    pub(crate) buffer_bytes: AtomicU64,
 }
 
-/// The field code used when none is asked for: looped multiplications on
-/// SwiftShader, whose compiler crashes on the unrolled MSM shaders (see
-/// docs/benchmarks.md), unrolled everywhere else.
-pub fn default_field_code(info: &wgpu::AdapterInfo) -> FieldCode {
-    if is_swiftshader(info) {
-        FieldCode::Looped
-    } else {
-        FieldCode::Unrolled
-    }
-}
-
-/// Key of a cached pipeline: the shader and its override constants (as bits).
-type PipelineKey = (ShaderId, &'static str, Vec<(&'static str, u64)>);
-
-/// One adapter's device, queue, shaders and pipeline cache.
+/// One adapter's device, queue, shaders, layouts and caches.
 pub struct GpuContext {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     shaders: ShaderLibrary,
-    modules: Mutex<HashMap<ShaderId, wgpu::ShaderModule>>,
-    pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
-    pub(crate) scratch: Mutex<Option<crate::msm::Scratch>>,
-    pub(crate) config: crate::config::MsmConfig,
+    pub(crate) pipelines: pipelines::PipelineCache,
+    pub(crate) scratch: Mutex<Vec<crate::msm::Scratch>>,
+    /// MAP_READ buffers for results, pooled across calls.
+    pub(crate) results: Mutex<Vec<wgpu::Buffer>>,
+    pub(crate) config: MsmConfig,
     timestamps: bool,
+    pub(crate) counters: Counters,
     /// The first GPU error nobody was waiting for (out of memory, a lost
     /// device...); reported by the next MSM instead of wgpu's default panic.
     device_error: Arc<Mutex<Option<String>>>,
@@ -81,20 +88,9 @@ impl std::fmt::Debug for GpuContext {
         f.debug_struct("GpuContext")
             .field("adapter", &self.info.name)
             .field("backend", &self.info.backend)
-            .field("layout", &self.shaders.layout())
+            .field("field", &self.shaders.options())
             .finish()
     }
-}
-
-/// Lists the adapters this machine offers (name, backend, device type, driver).
-pub async fn list_adapters() -> Vec<wgpu::AdapterInfo> {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    instance
-        .enumerate_adapters(wgpu::Backends::all())
-        .await
-        .iter()
-        .map(|a| a.get_info())
-        .collect()
 }
 
 impl GpuContext {
@@ -139,6 +135,9 @@ impl GpuContext {
         if timestamps {
             features |= wgpu::Features::TIMESTAMP_QUERY;
         }
+        if opts.pipeline_cache != PipelineCacheDir::Off && available.contains(wgpu::Features::PIPELINE_CACHE) {
+            features |= wgpu::Features::PIPELINE_CACHE;
+        }
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("msm"),
@@ -151,8 +150,12 @@ impl GpuContext {
                 adapter: info.name.clone(),
                 message: e.to_string(),
             })?;
-        let code = opts.field_code.unwrap_or_else(|| default_field_code(&info));
-        let mut ctx = Self::build(device, queue, info, layout, code, timestamps)?;
+        let field = FieldOptions {
+            layout,
+            code: opts.field_code.unwrap_or_else(|| default_field_code(&info)),
+            inversion: opts.inversion.unwrap_or_else(|| default_inversion(&info, layout)),
+        };
+        let mut ctx = Self::build(device, queue, info, field, timestamps, &opts.pipeline_cache)?;
         ctx.config = opts.config.clone();
         ctx._instance = Some((instance, adapter));
         let sink = ctx.device_error.clone();
@@ -184,47 +187,60 @@ impl GpuContext {
         layout: FieldLayout,
         timestamps: bool,
     ) -> Result<Self, MsmError> {
-        let code = default_field_code(&info);
-        Self::build(device, queue, info, layout, code, timestamps)
+        let field = FieldOptions {
+            layout,
+            code: default_field_code(&info),
+            inversion: default_inversion(&info, layout),
+        };
+        Self::build(device, queue, info, field, timestamps, &PipelineCacheDir::Default)
     }
 
     fn build(
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
-        layout: FieldLayout,
-        code: FieldCode,
+        field: FieldOptions,
         timestamps: bool,
+        cache_dir: &PipelineCacheDir,
     ) -> Result<Self, MsmError> {
-        if layout.needs_int64() && !device.features().contains(wgpu::Features::SHADER_INT64) {
+        if field.layout.needs_int64() && !device.features().contains(wgpu::Features::SHADER_INT64) {
             return Err(MsmError::LayoutUnsupported {
-                layout,
+                layout: field.layout,
                 adapter: info.name.clone(),
             });
         }
+        if !field.inversion.supports(field.layout) {
+            return Err(MsmError::InvalidConfig(format!(
+                "the {} inversion needs 64-bit shader integers; layout {} has none",
+                field.inversion, field.layout
+            )));
+        }
         let timestamps = timestamps && device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let tag = format!("{}-{:?}-{}", field.layout, field.code, field.inversion).to_lowercase();
+        let disk = disk_cache::DiskCache::open(&device, &info, cache_dir, &tag);
         Ok(GpuContext {
+            pipelines: pipelines::PipelineCache::new(&device, disk),
             device,
             queue,
             info,
-            shaders: ShaderLibrary::with_code(layout, code)?,
-            modules: Mutex::default(),
-            pipelines: Mutex::default(),
+            shaders: ShaderLibrary::with_options(field)?,
             scratch: Mutex::default(),
+            results: Mutex::default(),
             config: Default::default(),
             timestamps,
+            counters: Counters::default(),
             device_error: Arc::default(),
             _instance: None,
         })
     }
 
     /// The knobs [`GpuContext::msm`] uses.
-    pub fn config(&self) -> &crate::config::MsmConfig {
+    pub fn config(&self) -> &MsmConfig {
         &self.config
     }
 
     /// Replaces the knobs [`GpuContext::msm`] uses.
-    pub fn set_config(&mut self, config: crate::config::MsmConfig) {
+    pub fn set_config(&mut self, config: MsmConfig) {
         self.config = config;
     }
 
@@ -236,8 +252,26 @@ impl GpuContext {
         self.shaders.layout()
     }
 
+    /// How this context's field module is generated.
+    pub fn field_options(&self) -> FieldOptions {
+        self.shaders.options()
+    }
+
+    pub(crate) fn shaders(&self) -> &ShaderLibrary {
+        &self.shaders
+    }
+
     pub fn limits(&self) -> wgpu::Limits {
         self.device.limits()
+    }
+
+    /// What the adapter allows, as the planner sees it.
+    pub fn bounds(&self) -> AdapterBounds {
+        AdapterBounds::from_limits(
+            &self.device.limits(),
+            self.has_loop_cap(),
+            self.shaders.inversion().max_loop_iterations(),
+        )
     }
 
     /// Whether GPU timestamp queries are enabled on this context.
@@ -261,18 +295,18 @@ impl GpuContext {
     }
 
     /// Whether `config` reduces on the host on this adapter.
-    pub fn reduces_on_host(&self, config: &crate::config::MsmConfig) -> bool {
+    pub fn reduces_on_host(&self, config: &MsmConfig) -> bool {
         match config.reduce {
-            crate::config::ReduceOn::Auto => self.is_swiftshader(),
-            crate::config::ReduceOn::Gpu => false,
-            crate::config::ReduceOn::Host => true,
+            ReduceOn::Auto => self.is_swiftshader(),
+            ReduceOn::Gpu => false,
+            ReduceOn::Host => true,
         }
     }
 
     /// lavapipe/llvmpipe stop every loop of an invocation after 65,535 iterations
     /// in total, silently; work per invocation must stay below that there.
     pub fn has_loop_cap(&self) -> bool {
-        self.info.driver.to_lowercase().contains("llvmpipe") || self.info.name.to_lowercase().contains("llvmpipe")
+        has_loop_cap(&self.info)
     }
 
     pub fn device(&self) -> &wgpu::Device {
@@ -283,6 +317,18 @@ impl GpuContext {
         &self.queue
     }
 
+    /// GPU objects created through this context so far.
+    pub fn created_objects(&self) -> CreatedObjects {
+        let c = &self.counters;
+        CreatedObjects {
+            buffers: c.buffers.load(Ordering::Relaxed),
+            bind_groups: c.bind_groups.load(Ordering::Relaxed),
+            query_sets: c.query_sets.load(Ordering::Relaxed),
+            pipelines: c.pipelines.load(Ordering::Relaxed),
+            buffer_bytes: c.buffer_bytes.load(Ordering::Relaxed),
+        }
+    }
+
     /// Fails with the first GPU error that reached no error scope since the
     /// last call (contexts from [`GpuContext::new`] only: a caller's device
     /// keeps the caller's error handler).
@@ -291,54 +337,5 @@ impl GpuContext {
             Some(message) => Err(MsmError::Device(message)),
             None => Ok(()),
         }
-    }
-
-    /// The compiled pipeline of entry point `entry` of `id` with override
-    /// constants `overrides`, created on first use and cached. Validation
-    /// errors become `Err`.
-    pub async fn pipeline(
-        &self,
-        id: ShaderId,
-        entry: &'static str,
-        overrides: &[(&'static str, f64)],
-    ) -> Result<wgpu::ComputePipeline, MsmError> {
-        let key: PipelineKey = (id, entry, overrides.iter().map(|(k, v)| (*k, v.to_bits())).collect());
-        if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
-            return Ok(p.clone());
-        }
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let cached = self.modules.lock().unwrap().get(&id).cloned();
-        let module = match cached {
-            Some(m) => m,
-            None => {
-                let source = self.shaders.source(id)?;
-                let m = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(id.label()),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                });
-                self.modules.lock().unwrap().insert(id, m.clone());
-                m
-            }
-        };
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(id.label()),
-            layout: None,
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: overrides,
-                ..Default::default()
-            },
-            cache: None,
-        });
-        if let Some(err) = scope.pop().await {
-            self.modules.lock().unwrap().remove(&id);
-            return Err(MsmError::Validation {
-                label: format!("{}::{entry}", id.label()),
-                message: err.to_string(),
-            });
-        }
-        self.pipelines.lock().unwrap().insert(key, pipeline.clone());
-        Ok(pipeline)
     }
 }

@@ -1,0 +1,146 @@
+//! The arkworks CPU reference and CPU twins of the GPU passes (same inputs and
+//! outputs, for per-pass diffs in tests), and the operation counts of a plan.
+
+pub mod combine;
+pub mod cost;
+pub mod preprocess;
+pub mod reduce;
+pub mod walker;
+
+use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_ec::VariableBaseMSM;
+use ark_ff::{PrimeField, Zero};
+
+use crate::layout::SIGN_BIT;
+use crate::repr::Words;
+
+pub use combine::walker_combine;
+pub use preprocess::{preprocess, Preprocessed};
+pub use reduce::window_sums;
+pub use walker::{stream_walker, task_range, WalkerOutput};
+
+/// arkworks' MSM: the reference every GPU result is checked against.
+pub fn msm_reference(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
+    G1Projective::msm(bases, scalars).expect("equal lengths")
+}
+
+/// A scalar as eight little-endian words (canonical, not Montgomery).
+pub fn scalar_words(s: &Fr) -> Words {
+    crate::repr::bigint_to_words(&s.into_bigint())
+}
+
+/// The signed digit of window `j` (width `c`): CPU twin of `window_digit`.
+pub fn window_digit(s: &Words, j: u32, c: u32) -> i32 {
+    let bit = |i: u32| {
+        if i < 256 {
+            (s[(i / 32) as usize] >> (i % 32)) & 1
+        } else {
+            0
+        }
+    };
+    let lo = j * c;
+    let v: u32 = (0..c).map(|k| bit(lo + k) << k).sum();
+    let below = if j > 0 { bit(lo - 1) } else { 0 };
+    let top = v >> (c - 1);
+    v as i32 + below as i32 - (top << c) as i32
+}
+
+/// Rebuilds a scalar from its digits: sum_j d_j 2^(c j) (tests the encoding).
+pub fn digits_value(digits: &[i32], c: u32) -> Fr {
+    let mut acc = Fr::zero();
+    let radix = Fr::from(1u64 << c);
+    for d in digits.iter().rev() {
+        acc = acc * radix + Fr::from(d.unsigned_abs() as u64) * if *d < 0 { -Fr::from(1u64) } else { Fr::from(1u64) };
+    }
+    acc
+}
+
+/// The point of an entry (base index | sign).
+pub fn entry_point(bases: &[G1Affine], entry: u32) -> G1Affine {
+    let p = bases[(entry & !SIGN_BIT) as usize];
+    if entry & SIGN_BIT != 0 {
+        -p
+    } else {
+        p
+    }
+}
+
+/// Horner over windows: Q = sum_j 2^(c j) W_j.
+pub fn combine_windows(window_sums: &[G1Projective], c: u32) -> G1Projective {
+    let mut acc = G1Projective::zero();
+    for w in window_sums.iter().rev() {
+        for _ in 0..c {
+            acc = acc + acc;
+        }
+        acc += w;
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+    use ark_ec::CurveGroup;
+    use ark_std::UniformRand;
+
+    /// halo2curves-style check: every scalar is rebuilt from its signed digits
+    /// for every window width, and every digit is in range.
+    #[test]
+    fn digits_rebuild_every_scalar_for_every_width() {
+        let mut rng = ark_std::test_rng();
+        let mut scalars: Vec<Fr> = (0..40).map(|_| Fr::rand(&mut rng)).collect();
+        scalars.extend([
+            Fr::zero(),
+            Fr::from(1u64),
+            -Fr::from(1u64),
+            -Fr::from(2u64),
+            Fr::from(u64::MAX),
+        ]);
+        for c in 2..=20u32 {
+            let windows = 255u32.div_ceil(c);
+            for s in &scalars {
+                let w = scalar_words(s);
+                let digits: Vec<i32> = (0..windows).map(|j| window_digit(&w, j, c)).collect();
+                assert!(digits.iter().all(|d| d.unsigned_abs() <= 1 << (c - 1)), "c={c}");
+                assert_eq!(digits_value(&digits, c), *s, "c={c} s={s}");
+            }
+        }
+    }
+
+    #[test]
+    fn reference_twins_compose_to_arkworks() {
+        for (align, tasks) in [(false, 21), (true, 21), (false, 2000), (true, 2000)] {
+            twins_compose(align, tasks);
+        }
+    }
+
+    fn twins_compose(align: bool, tasks: u32) {
+        let mut rng = ark_std::test_rng();
+        let n = 300;
+        let bases: Vec<G1Affine> = (0..n).map(|_| G1Projective::rand(&mut rng).into_affine()).collect();
+        let scalars: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+        let c = 5;
+        let plan = Plan {
+            n: n as u32,
+            c,
+            windows: 51,
+            buckets: 16,
+            threads: tasks,
+            tasks,
+            segments: 2,
+            align,
+        };
+        let words: Vec<Words> = scalars.iter().map(scalar_words).collect();
+        let pre = preprocess(&plan, &words, &vec![false; n]);
+        let (l0_index, l0_bucket) = pre.stream();
+        let w = stream_walker(&plan, &bases, &l0_index, &l0_bucket, &pre.offsets);
+        let mut buckets = vec![None; plan.total_buckets() as usize];
+        for (b, p) in w.finals.iter().chain(walker_combine(&w).iter()) {
+            assert!(buckets[*b as usize].is_none(), "bucket {b} written twice");
+            buckets[*b as usize] = Some(*p);
+        }
+        let q = combine_windows(&window_sums(&plan, &buckets), c);
+        assert_eq!(q.into_affine(), msm_reference(&bases, &scalars).into_affine());
+    }
+}

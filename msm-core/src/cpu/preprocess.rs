@@ -1,0 +1,86 @@
+//! CPU twin of the preprocess pass (`passes::preprocess`).
+
+use crate::cpu::window_digit;
+use crate::layout::SIGN_BIT;
+use crate::plan::Plan;
+use crate::repr::Words;
+
+/// CPU twin of preprocess's histogram and scan: per-bucket counts and
+/// exclusive offsets (offsets[T B] = E), plus each bucket's entries as a set
+/// (the GPU's order inside a bucket is not deterministic).
+pub struct Preprocessed {
+    pub counts: Vec<u32>,
+    pub offsets: Vec<u32>,
+    pub bucket_entries: Vec<Vec<u32>>,
+}
+
+impl Preprocessed {
+    /// The entry stream in bucket order: (l0_index, l0_bucket) as scatter
+    /// writes them (entries sorted within each bucket).
+    pub fn stream(&self) -> (Vec<u32>, Vec<u32>) {
+        let index = self.bucket_entries.concat();
+        let bucket = self
+            .bucket_entries
+            .iter()
+            .enumerate()
+            .flat_map(|(b, e)| std::iter::repeat_n(b as u32, e.len()))
+            .collect();
+        (index, bucket)
+    }
+}
+
+pub fn preprocess(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Preprocessed {
+    let tb = plan.total_buckets() as usize;
+    let mut bucket_entries = vec![Vec::new(); tb];
+    for (i, s) in scalars.iter().enumerate() {
+        if identity[i] {
+            continue;
+        }
+        for j in 0..plan.windows {
+            let d = window_digit(s, j, plan.c);
+            if d != 0 {
+                let b = (j * plan.buckets + d.unsigned_abs() - 1) as usize;
+                bucket_entries[b].push(i as u32 | if d < 0 { SIGN_BIT } else { 0 });
+            }
+        }
+    }
+    for e in &mut bucket_entries {
+        e.sort_unstable();
+    }
+    let counts: Vec<u32> = bucket_entries.iter().map(|e| e.len() as u32).collect();
+    let mut offsets = Vec::with_capacity(tb + 1);
+    let mut run = 0u32;
+    for c in &counts {
+        offsets.push(run);
+        run += c;
+    }
+    offsets.push(run);
+    Preprocessed {
+        counts,
+        offsets,
+        bucket_entries,
+    }
+}
+
+/// Entries per bucket (the histogram alone), in stream order; each window is
+/// counted on its own thread where threads exist.
+pub fn bucket_counts(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Vec<u32> {
+    let count_window = |j: u32| {
+        let mut counts = vec![0u32; plan.buckets as usize];
+        for (s, &id) in scalars.iter().zip(identity) {
+            let d = window_digit(s, j, plan.c);
+            if d != 0 && !id {
+                counts[d.unsigned_abs() as usize - 1] += 1;
+            }
+        }
+        counts
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    let windows: Vec<Vec<u32>> = {
+        use rayon::prelude::*;
+        (0..plan.windows).into_par_iter().map(count_window).collect()
+    };
+    #[cfg(target_arch = "wasm32")]
+    let windows: Vec<Vec<u32>> = (0..plan.windows).map(count_window).collect();
+    windows.concat()
+}

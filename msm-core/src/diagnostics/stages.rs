@@ -1,0 +1,163 @@
+//! Debug entry points of the MSM: every intermediate buffer read back after
+//! each pass (for the per-pass tests against the CPU twins), and runs of a
+//! prefix of the passes (for per-pass benches). Slow; not the hot path.
+
+use ark_bn254::{Fr, G1Projective};
+
+use crate::bases::{BasePart, Bases};
+use crate::config::MsmConfig;
+use crate::context::GpuContext;
+use crate::cpu;
+use crate::error::MsmError;
+use crate::layout::{PointRecord, POINT_RECORD_BYTES};
+use crate::msm::{decode_window_sums, Scalars};
+use crate::passes::Pass;
+use crate::plan::Plan;
+use crate::repr::FieldRepr;
+
+/// Every intermediate buffer, read back after each pass.
+#[derive(Clone, Debug)]
+pub struct MsmStages {
+    pub plan: Plan,
+    pub counts: Vec<u32>,
+    pub offsets: Vec<u32>,
+    pub l0_index: Vec<u32>,
+    pub l0_bucket: Vec<u32>,
+    /// bucket_sums after stream_walker (before walker_combine)
+    pub walker_sums: Vec<PointRecord>,
+    pub partials: Vec<PointRecord>,
+    /// bucket_sums after walker_combine
+    pub bucket_sums: Vec<PointRecord>,
+    /// walker_combine's XYZZ sums of split buckets (32 words per task)
+    pub split_sums: Vec<u32>,
+    pub window_sums: Vec<G1Projective>,
+    pub result: G1Projective,
+}
+
+/// The one part of a base set that fits a single binding (the diagnostic
+/// entry points run one chunk only).
+fn single_part(bases: &Bases) -> Result<&BasePart, MsmError> {
+    match bases.parts.as_slice() {
+        [part] => Ok(part),
+        parts => Err(MsmError::InvalidConfig(format!(
+            "these bases are split into {} parts; per-pass runs need bases in one part",
+            parts.len()
+        ))),
+    }
+}
+
+impl GpuContext {
+    fn check_stage_inputs(&self, bases: &Bases, scalars: &[Fr]) -> Result<(), MsmError> {
+        self.check_inputs(bases, scalars.len())?;
+        if scalars.is_empty() {
+            return Err(MsmError::InvalidConfig("per-pass runs need at least one point".into()));
+        }
+        Ok(())
+    }
+
+    /// Runs the first `passes` passes (1..=4, order of [`Pass::ALL`]) of one
+    /// MSM and waits until the GPU has finished them. For per-pass benches:
+    /// time each prefix to the host and take differences.
+    pub async fn run_pass_prefix(
+        &self,
+        bases: &Bases,
+        scalars: &[Fr],
+        config: &MsmConfig,
+        passes: usize,
+    ) -> Result<(), MsmError> {
+        if !(1..=4).contains(&passes) {
+            return Err(MsmError::InvalidConfig(format!("passes = {passes}: expected 1..=4")));
+        }
+        self.check_stage_inputs(bases, scalars)?;
+        let part = single_part(bases)?;
+        let plan = self.plan(scalars.len(), config)?;
+        let pipes = self.pass_pipelines(config, &plan, &Pass::ALL[..passes]).await?;
+        let mut s = self.take_scratch(&plan);
+        self.upload_chunk(&s, Scalars::Fr(scalars), 0);
+        let groups = self.bind_groups(&mut s, bases.id, 0, part).clone();
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        self.record(&mut enc, &pipes, &groups, &s.counts, None);
+        self.queue.submit([enc.finish()]);
+        // The readback is queued behind the passes: its arrival means they finished.
+        let done = self.read_words(&s.counts, 1).await;
+        self.put_scratch(s);
+        done.map(|_| ())
+    }
+
+    /// Runs the passes one at a time and reads every intermediate buffer back
+    /// (slow; for per-pass tests against the CPU twins).
+    pub async fn msm_stages(&self, bases: &Bases, scalars: &[Fr], config: &MsmConfig) -> Result<MsmStages, MsmError> {
+        self.check_stage_inputs(bases, scalars)?;
+        let part = single_part(bases)?;
+        let plan = self.plan(scalars.len(), config)?;
+        let mut s = self.new_scratch(&plan);
+        self.upload_chunk(&s, Scalars::Fr(scalars), 0);
+        let groups = self.bind_groups(&mut s, bases.id, 0, part).clone();
+        let records = |words: Vec<u32>| -> Vec<PointRecord> { bytemuck::cast_slice(&words).to_vec() };
+        let rec_words = POINT_RECORD_BYTES / 4;
+        let tb = plan.total_buckets() as usize;
+        let host_reduce = self.reduces_on_host(config);
+        for pass in Pass::ALL {
+            if pass == Pass::Reduce && host_reduce {
+                break;
+            }
+            // compile before the first pass runs, so errors surface here
+            self.pass_pipelines(config, &plan, &[pass]).await?;
+        }
+        let counts_buf = s.counts.clone();
+        let run = |pass: Pass| {
+            let groups = groups.clone();
+            let counts = counts_buf.clone();
+            async move {
+                let pipes = self.pass_pipelines(config, &plan, &[pass]).await?;
+                let mut enc = self.device.create_command_encoder(&Default::default());
+                self.record(&mut enc, &pipes, &groups, &counts, None);
+                self.queue.submit([enc.finish()]);
+                Ok::<(), MsmError>(())
+            }
+        };
+        run(Pass::Preprocess).await?;
+        let counts = self.read_words(&s.counts, tb).await?;
+        let offsets = self.read_words(&s.offsets, tb + 1).await?;
+        let e = offsets[tb] as usize;
+        let l0_index = self.read_words(&s.l0_index, e).await?;
+        let l0_bucket = self.read_words(&s.l0_bucket, e).await?;
+        // Mark every bucket record so the test can tell which ones the walker wrote.
+        let unwritten = PointRecord {
+            valid: 7,
+            ..Default::default()
+        };
+        self.queue
+            .write_buffer(&s.bucket_sums, 0, bytemuck::cast_slice(&vec![unwritten; tb]));
+        run(Pass::StreamWalker).await?;
+        let walker_sums = records(self.read_words(&s.bucket_sums, tb * rec_words).await?);
+        let partials = records(
+            self.read_words(&s.partials, 2 * plan.tasks as usize * rec_words)
+                .await?,
+        );
+        run(Pass::WalkerCombine).await?;
+        let bucket_sums = records(self.read_words(&s.bucket_sums, tb * rec_words).await?);
+        let split_sums = self.read_words(&s.split_sums, plan.tasks as usize * 32).await?;
+        let window_sums = if host_reduce {
+            self.host_window_sums(&s).await?
+        } else {
+            run(Pass::Reduce).await?;
+            let words = self.read_words(&s.window_sums, plan.windows as usize * 32).await?;
+            decode_window_sums(&FieldRepr::new(self.field_layout()), &words, plan.windows as usize)?
+        };
+        let result = cpu::combine_windows(&window_sums, plan.c);
+        Ok(MsmStages {
+            plan,
+            counts,
+            offsets,
+            l0_index,
+            l0_bucket,
+            walker_sums,
+            partials,
+            bucket_sums,
+            split_sums,
+            window_sums,
+            result,
+        })
+    }
+}

@@ -1,0 +1,127 @@
+//! Getting results back: a pooled staging buffer per MSM (each chunk's window
+//! sums and timestamps at a fixed stride, one map for the whole MSM), the
+//! host reduce, and decoding GPU points.
+
+use ark_bn254::{Fq, G1Affine, G1Projective};
+use ark_ec::CurveGroup;
+use ark_ff::{Field, Zero};
+
+use super::scratch::{Scratch, MAX_TIMESTAMPS};
+use crate::context::GpuContext;
+use crate::cpu;
+use crate::error::MsmError;
+use crate::layout::{PointRecord, POINT_RECORD_BYTES, VALID_XYZZ};
+use crate::repr::{FieldRepr, Words};
+
+/// Bytes per chunk in a results buffer: up to 128 window sums (c >= 2), then
+/// the chunk's timestamps.
+pub(crate) const WINDOW_BYTES: u64 = 128 * 128;
+pub(crate) const RESULT_STRIDE: u64 = WINDOW_BYTES + MAX_TIMESTAMPS as u64 * 8;
+
+impl GpuContext {
+    /// A MAP_READ buffer for `chunks` chunks' results: pooled, so warm calls
+    /// create none.
+    pub(crate) fn take_results(&self, chunks: usize) -> wgpu::Buffer {
+        let need = chunks.max(1) as u64 * RESULT_STRIDE;
+        let mut pool = self.results.lock().unwrap();
+        match pool.iter().position(|b| b.size() >= need) {
+            Some(i) => pool.swap_remove(i),
+            None => {
+                drop(pool);
+                self.create_buffer(
+                    "results",
+                    need,
+                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                )
+            }
+        }
+    }
+
+    pub(crate) fn put_results(&self, buf: wgpu::Buffer) {
+        let mut pool = self.results.lock().unwrap();
+        pool.push(buf);
+        if pool.len() > 4 {
+            pool.sort_by_key(|b| std::cmp::Reverse(b.size()));
+            pool.truncate(4);
+        }
+    }
+
+    /// The window sums of a chunk whose bucket sums the host reduces: counts
+    /// and bucket sums read back, running sums on the CPU.
+    pub(crate) async fn host_window_sums(&self, s: &Scratch) -> Result<Vec<G1Projective>, MsmError> {
+        let tb = s.plan.total_buckets() as usize;
+        let counts = self.read_words(&s.counts, tb).await?;
+        let words = self.read_words(&s.bucket_sums, tb * POINT_RECORD_BYTES / 4).await?;
+        let records: &[PointRecord] = bytemuck::cast_slice(&words);
+        let split = self.read_words(&s.split_sums, s.plan.tasks as usize * 32).await?;
+        let repr = FieldRepr::new(self.field_layout());
+        // Buckets no entry reached hold stale records: skip them as the GPU pass does.
+        let buckets: Vec<Option<G1Affine>> = records
+            .iter()
+            .zip(&counts)
+            .map(|(r, &count)| {
+                if count == 0 {
+                    Ok(None)
+                } else {
+                    bucket_point(&repr, r, &split)
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(cpu::window_sums(&s.plan, &buckets))
+    }
+}
+
+/// Window sums packed as XYZZ (32 words each) as projective points.
+pub(crate) fn decode_window_sums(
+    repr: &FieldRepr,
+    words: &[u32],
+    windows: usize,
+) -> Result<Vec<G1Projective>, MsmError> {
+    words[..windows * 32]
+        .chunks_exact(32)
+        .map(|w| xyzz_to_projective(repr, w))
+        .collect()
+}
+
+/// An XYZZ point (32 packed words) as a projective point: (X u v^2, Y u^3 v^2,
+/// u v) in Jacobian coordinates, u = ZZ, v = ZZZ; no inversion needed.
+pub(crate) fn xyzz_to_projective(repr: &FieldRepr, w: &[u32]) -> Result<G1Projective, MsmError> {
+    let c: Vec<Fq> = (0..4)
+        .map(|k| {
+            repr.from_gpu(&<Words>::try_from(&w[8 * k..8 * k + 8]).unwrap())
+                .ok_or(MsmError::CorruptResult)
+        })
+        .collect::<Result<_, _>>()?;
+    let (u, v) = (c[2], c[3]);
+    if u.is_zero() {
+        return Ok(G1Projective::zero());
+    }
+    let v2 = v.square();
+    Ok(G1Projective::new_unchecked(
+        c[0] * u * v2,
+        c[1] * u.square() * u * v2,
+        u * v,
+    ))
+}
+
+/// A bucket's sum from its record, following `VALID_XYZZ` records into
+/// walker_combine's split sums (32 words each).
+pub fn bucket_point(repr: &FieldRepr, r: &PointRecord, split_sums: &[u32]) -> Result<Option<G1Affine>, MsmError> {
+    if r.valid != VALID_XYZZ {
+        return record_point(repr, r);
+    }
+    let at = r.through as usize * 32;
+    let w = split_sums.get(at..at + 32).ok_or(MsmError::CorruptResult)?;
+    let p = xyzz_to_projective(repr, w)?;
+    Ok((!p.is_zero()).then(|| p.into_affine()))
+}
+
+/// A GPU point record as an affine point (`None` when it holds the identity).
+pub fn record_point(repr: &FieldRepr, r: &PointRecord) -> Result<Option<G1Affine>, MsmError> {
+    if r.valid == 0 {
+        return Ok(None);
+    }
+    let x = repr.from_gpu(&r.x).ok_or(MsmError::CorruptResult)?;
+    let y = repr.from_gpu(&r.y).ok_or(MsmError::CorruptResult)?;
+    Ok(Some(G1Affine::new_unchecked(x, y)))
+}

@@ -1,0 +1,114 @@
+//! Recording the passes of one chunk into a command encoder.
+
+use crate::config::MsmConfig;
+use crate::context::GpuContext;
+use crate::error::MsmError;
+use crate::passes::{Kernel, Pass};
+use crate::plan::Plan;
+
+/// The compiled kernels of the passes one MSM runs, in order.
+pub(crate) struct PassPipelines {
+    pub(crate) passes: Vec<(Pass, Vec<(Kernel, wgpu::ComputePipeline)>)>,
+}
+
+impl GpuContext {
+    /// The pipelines of `passes` for `plan` under `config` (compiled on first
+    /// use, then from the cache).
+    pub(crate) async fn pass_pipelines(
+        &self,
+        config: &MsmConfig,
+        plan: &Plan,
+        passes: &[Pass],
+    ) -> Result<PassPipelines, MsmError> {
+        let jobs = passes
+            .iter()
+            .flat_map(|&pass| {
+                pass.kernels(config, plan)
+                    .into_iter()
+                    .map(move |k| (pass.shader(config), k.entry, k.overrides, Some(pass)))
+            })
+            .collect();
+        self.precompile(jobs).await?;
+        let mut out = Vec::with_capacity(passes.len());
+        for &pass in passes {
+            let mut kernels = Vec::new();
+            for kernel in pass.kernels(config, plan) {
+                let p = self
+                    .pipeline(pass.shader(config), kernel.entry, &kernel.overrides, Some(pass))
+                    .await?;
+                kernels.push((kernel, p));
+            }
+            out.push((pass, kernels));
+        }
+        Ok(PassPipelines { passes: out })
+    }
+
+    /// The passes this MSM runs: all four, or three when the host reduces.
+    pub(crate) fn passes_for(&self, config: &MsmConfig) -> &'static [Pass] {
+        if self.reduces_on_host(config) {
+            &Pass::ALL[..3]
+        } else {
+            &Pass::ALL
+        }
+    }
+
+    /// Records every kernel of `pipelines`, each pass in its own compute pass,
+    /// or each kernel in its own with timestamps around it when `queries` is
+    /// given. Returns the labels of the timed kernels, in query order.
+    pub(crate) fn record(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        pipelines: &PassPipelines,
+        bind_groups: &[wgpu::BindGroup; 4],
+        counts: &wgpu::Buffer,
+        queries: Option<&wgpu::QuerySet>,
+    ) -> Vec<(Pass, String)> {
+        let mut timed = Vec::new();
+        for (pass, kernels) in &pipelines.passes {
+            if *pass == Pass::Preprocess {
+                enc.clear_buffer(counts, 0, None);
+            }
+            let bind = &bind_groups[pass.index()];
+            debug_assert!(2 * (timed.len() + kernels.len()) <= super::scratch::MAX_TIMESTAMPS as usize);
+            let dispatch = |cp: &mut wgpu::ComputePass<'_>, k: &Kernel, p: &wgpu::ComputePipeline| {
+                let (x, y) = if k.rows > 1 {
+                    (k.groups.max(1), k.rows)
+                } else {
+                    self.grid(k.groups)
+                };
+                cp.set_pipeline(p);
+                cp.set_bind_group(0, bind, &[]);
+                cp.dispatch_workgroups(x, y, 1);
+            };
+            match queries {
+                None => {
+                    let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(pass.name()),
+                        timestamp_writes: None,
+                    });
+                    for (k, p) in kernels {
+                        dispatch(&mut cp, k, p);
+                    }
+                }
+                Some(q) => {
+                    for (k, p) in kernels {
+                        let i = 2 * timed.len() as u32;
+                        let label = k.label(*pass);
+                        let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                            label: Some(&label),
+                            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                                query_set: q,
+                                beginning_of_pass_write_index: Some(i),
+                                end_of_pass_write_index: Some(i + 1),
+                            }),
+                        });
+                        dispatch(&mut cp, k, p);
+                        drop(cp);
+                        timed.push((*pass, label));
+                    }
+                }
+            }
+        }
+        timed
+    }
+}

@@ -1,0 +1,50 @@
+//! preprocess (`msm-wgsl/shaders/preprocess.wgsl`): signed digits, then a
+//! counting sort of the (point, window) entries into bucket-major order:
+//! histogram, a three-step scan (blocks, top, add) and scatter.
+//! CPU twin: [`crate::cpu::preprocess`].
+
+use super::{Binding, Kernel};
+use crate::plan::Plan;
+
+/// Points per workgroup of `histogram` and `scatter` (override `WG`).
+pub const WG: u32 = 64;
+/// Invocations per workgroup of the scans (override `SCAN_WG`).
+pub const SCAN_WG: u32 = 256;
+/// Counts each scan invocation covers (override `SCAN_PER_THREAD`).
+pub const SCAN_PER_THREAD: u32 = 4;
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::uniform(0, "params"),
+    Binding::write(1, "scalars"),
+    Binding::read(2, "base_flags"),
+    Binding::write(3, "counts"),
+    Binding::write(4, "offsets"),
+    Binding::write(5, "cursor"),
+    Binding::write(6, "l0_index"),
+    Binding::write(7, "l0_bucket"),
+    Binding::write(8, "block_sums"),
+];
+
+/// Blocks of the scan: counts / (SCAN_WG * SCAN_PER_THREAD), rounded up.
+pub fn scan_blocks(plan: &Plan) -> u32 {
+    (plan.total_buckets() as u32).div_ceil(SCAN_WG * SCAN_PER_THREAD)
+}
+
+pub fn kernels(plan: &Plan) -> Vec<Kernel> {
+    let points = plan.n.div_ceil(WG);
+    let blocks = scan_blocks(plan);
+    let scan = |entry| {
+        Kernel::new(entry, SCAN_WG, blocks)
+            .with("SCAN_WG", SCAN_WG)
+            .with("SCAN_PER_THREAD", SCAN_PER_THREAD)
+    };
+    vec![
+        Kernel::new("histogram", WG, points).with("WG", WG),
+        scan("scan_blocks"),
+        Kernel::new("scan_top", SCAN_WG, 1)
+            .with("SCAN_WG", SCAN_WG)
+            .with("SCAN_PER_THREAD", SCAN_PER_THREAD),
+        scan("scan_add"),
+        Kernel::new("scatter", WG, points).with("WG", WG),
+    ]
+}

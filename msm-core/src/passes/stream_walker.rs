@@ -1,0 +1,36 @@
+//! stream_walker (`msm-wgsl/shaders/stream_walker.wgsl`): batch-affine bucket
+//! accumulation, one inversion per workgroup iteration (`batch_inverse`).
+//! CPU twin: [`crate::cpu::walker`].
+
+use super::{tree_leaves, Binding, Kernel};
+use crate::config::MsmConfig;
+use crate::plan::Plan;
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::uniform(0, "params"),
+    Binding::read(1, "base_x"),
+    Binding::read(2, "base_y"),
+    Binding::read(3, "offsets"),
+    Binding::read(4, "l0_index"),
+    Binding::read(5, "l0_bucket"),
+    Binding::write(6, "bucket_sums"),
+    Binding::write(7, "partials"),
+];
+
+/// Bytes of workgroup memory the walker needs: the inversion tree (2 x
+/// leaves packed values) and, for workgroup pref memory, TPB x S values.
+pub fn workgroup_bytes(config: &MsmConfig) -> u64 {
+    let tree = 2 * tree_leaves(config.walker_tpb) as u64 * 32;
+    let pref = match config.walker_pref_mem {
+        crate::config::PrefMem::Workgroup => config.walker_tpb as u64 * config.walker_slots as u64 * 32,
+        crate::config::PrefMem::Private => 0,
+    };
+    tree + pref + 8
+}
+
+pub fn kernels(config: &MsmConfig, plan: &Plan) -> Vec<Kernel> {
+    let tpb = config.walker_tpb;
+    vec![Kernel::new("main", tpb, plan.threads.div_ceil(tpb))
+        .with("TPB", tpb)
+        .with("LEAVES", tree_leaves(tpb))]
+}

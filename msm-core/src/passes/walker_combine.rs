@@ -1,0 +1,60 @@
+//! walker_combine (`msm-wgsl/shaders/walker_combine.wgsl`): joins the partials
+//! of buckets split across walker tasks; long chains in block levels; each
+//! split bucket's sum stays in XYZZ (no inversion), for reduce to add.
+//! CPU twin: [`crate::cpu::combine`].
+
+use super::{Binding, Kernel};
+use crate::plan::Plan;
+
+/// Chain elements per block of the level above (override `BLOCK`).
+pub const BLOCK: u32 = 64;
+/// Workgroup size of `blocks` (override `BLOCKS_WG`).
+pub const BLOCKS_WG: u32 = 64;
+/// Workgroup size of `owners` (override `OWNERS_WG`).
+pub const OWNERS_WG: u32 = 64;
+/// Bytes of a WGSL `ChainSum` (32 words of XYZZ and a flags word).
+pub const CHAIN_SUM_BYTES: u64 = 33 * 4;
+/// Levels of block sums at most (chains of up to BLOCK^4 tasks).
+pub const MAX_LEVELS: u32 = 3;
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::uniform(0, "params"),
+    Binding::read(1, "partials"),
+    Binding::write(2, "bucket_sums"),
+    Binding::write(3, "level1"),
+    Binding::write(4, "level2"),
+    Binding::write(5, "level3"),
+    Binding::write(6, "split_sums"),
+];
+
+/// Elements of chain level `level` (level 0: one per walker task).
+pub fn level_len(tasks: u32, level: u32) -> u32 {
+    (0..level).fold(tasks, |len, _| len.div_ceil(BLOCK))
+}
+
+/// Block levels walker_combine builds: enough that an owner walks at most
+/// BLOCK - 1 elements per level plus the top level, up to [`MAX_LEVELS`]
+/// (twin of the shader's `chain_levels`).
+pub fn chain_levels(tasks: u32) -> u32 {
+    (1..=MAX_LEVELS)
+        .take_while(|&l| level_len(tasks, l - 1) > BLOCK)
+        .count() as u32
+}
+
+pub fn kernels(plan: &Plan) -> Vec<Kernel> {
+    let levels = chain_levels(plan.tasks);
+    let mut k: Vec<Kernel> = (1..=levels)
+        .map(|level| {
+            Kernel::new("blocks", BLOCKS_WG, level_len(plan.tasks, level).div_ceil(BLOCKS_WG))
+                .with("LEVEL", level)
+                .with("BLOCK", BLOCK)
+                .with("BLOCKS_WG", BLOCKS_WG)
+        })
+        .collect();
+    k.push(
+        Kernel::new("owners", OWNERS_WG, plan.tasks.div_ceil(OWNERS_WG))
+            .with("BLOCK", BLOCK)
+            .with("OWNERS_WG", OWNERS_WG),
+    );
+    k
+}

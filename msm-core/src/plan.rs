@@ -1,0 +1,365 @@
+//! The plan of one MSM: what the passes need, derived from the knobs, the
+//! input size and the adapter. Knobs the caller set are validated (an error
+//! names the knob); knobs left automatic are chosen so that the plan fits the
+//! adapter, its loop budget included.
+
+use crate::config::{MsmConfig, PrefMem, TaskSplit};
+use crate::error::MsmError;
+use crate::passes::{stream_walker, walker_combine};
+
+/// Entries each walker slot should walk when the thread count is automatic:
+/// longer walks leave fewer split buckets for walker_combine, shorter ones
+/// more parallelism. On the H200, 64 beat 32 at 2^17 and 2^22 and tied at
+/// 2^20 (docs/benchmarks.md).
+pub const WALKER_STEPS_TARGET: u32 = 64;
+
+/// The shortest walk the automatic plan cuts tasks into while it adds threads
+/// to occupy a large GPU.
+pub const WALKER_STEPS_MIN: u32 = 8;
+
+/// Walker threads the automatic plan aims for (while slots still walk at
+/// least [`WALKER_STEPS_MIN`] entries), so that a large GPU stays occupied
+/// (32,768 beat 65,536 at 2^17 on the H200).
+pub const WALKER_MIN_THREADS: u64 = 32_768;
+
+/// Loop iterations an invocation may spend on an adapter with a loop cap
+/// (lavapipe stops at 65,535; the rest is margin for the short loops).
+pub const LOOP_BUDGET: u32 = 60_000;
+
+/// Reduce invocations the plan aims for: segments get longer (less
+/// double-and-add work per bucket) until about this many remain (at 2^20,
+/// segments of 8 buckets beat 16 on the H200).
+pub const REDUCE_THREADS: u64 = 65_536;
+
+/// Buckets per reduce segment (one invocation's running sum): a power of two
+/// in 4..=32, long enough that about [`REDUCE_THREADS`] segments remain.
+pub fn reduce_segment(windows: u32, buckets: u32) -> u32 {
+    let per = (windows as u64 * buckets as u64 / REDUCE_THREADS).max(1);
+    (1u32 << (63 - per.leading_zeros())).clamp(4, 32)
+}
+
+/// Bits of a scalar (< r < 2^254) that land in the top window of width `c`.
+pub fn top_window_bits(c: u32) -> u32 {
+    254u32.saturating_sub((255u32.div_ceil(c) - 1) * c)
+}
+
+/// The window width used when none is configured: about log2(n) - 3, in
+/// 4..=16, stepping down while the top window would hold fewer than 4 scalar
+/// bits. Such a window puts nearly every point into a handful of buckets
+/// (c = 14 has 2 bits there: 4 buckets of n/4 points), which the walker must
+/// split into long chains for walker_combine. (Wider windows halve the walker's
+/// work per extra bit but double reduce's; docs/benchmarks.md has the H200's
+/// ladder of c.)
+pub fn auto_window_bits(n: usize) -> u32 {
+    let log = usize::BITS - n.max(1).leading_zeros() - 1;
+    let mut c = log.saturating_sub(3).clamp(4, 16);
+    while c > 4 && top_window_bits(c) < 4 {
+        c -= 1;
+    }
+    c
+}
+
+/// Everything the passes need for one MSM, derived from the config and n.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Plan {
+    pub n: u32,
+    /// Window width c.
+    pub c: u32,
+    /// T = ceil(255 / c).
+    pub windows: u32,
+    /// Buckets per window, 2^(c-1).
+    pub buckets: u32,
+    /// Walker threads.
+    pub threads: u32,
+    /// Walker tasks K = threads x S.
+    pub tasks: u32,
+    /// Reduce segments per window.
+    pub segments: u32,
+    /// Walker tasks start at bucket starts ([`TaskSplit::Buckets`]).
+    pub align: bool,
+}
+
+impl Plan {
+    pub fn total_buckets(&self) -> u64 {
+        self.windows as u64 * self.buckets as u64
+    }
+    /// Upper bound of stream entries: every (point, window) digit non-zero.
+    pub fn max_entries(&self) -> u64 {
+        self.n as u64 * self.windows as u64
+    }
+    /// The longest task a walker slot may get (entries), an upper bound.
+    pub fn max_task_len(&self) -> u64 {
+        let q = self.max_entries().div_ceil(self.tasks as u64);
+        if self.align {
+            2 * q + 1
+        } else {
+            q
+        }
+    }
+}
+
+/// What the adapter allows, as far as the plan is concerned.
+#[derive(Clone, Copy, Debug)]
+pub struct AdapterBounds {
+    pub max_workgroup_size_x: u32,
+    pub max_invocations_per_workgroup: u32,
+    pub max_workgroup_storage: u32,
+    pub max_binding_size: u64,
+    /// The adapter stops loops after 65,535 iterations per invocation.
+    pub loop_capped: bool,
+    /// Loop iterations one `fq_inv` may spend (its algorithm's bound).
+    pub inversion_loops: u32,
+}
+
+impl AdapterBounds {
+    pub fn from_limits(l: &wgpu::Limits, loop_capped: bool, inversion_loops: u32) -> Self {
+        AdapterBounds {
+            max_workgroup_size_x: l.max_compute_workgroup_size_x,
+            max_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
+            max_workgroup_storage: l.max_compute_workgroup_storage_size,
+            max_binding_size: l.max_storage_buffer_binding_size,
+            loop_capped,
+            inversion_loops,
+        }
+    }
+
+    /// The most walker iterations one invocation may run under the loop cap:
+    /// each iteration spends the slot loops, the tree's two level loops and,
+    /// on one invocation, an inversion.
+    pub fn walker_max_steps(&self, config: &MsmConfig) -> u64 {
+        let s = config.walker_slots as u64;
+        let slot_loops = if config.walker_fused { 2 * s } else { 3 * s };
+        let levels = crate::passes::tree_leaves(config.walker_tpb).trailing_zeros() as u64;
+        let per_iteration = slot_loops + 2 * levels + self.inversion_loops as u64 + 4;
+        (LOOP_BUDGET as u64 - s) / per_iteration
+    }
+}
+
+fn invalid(msg: String) -> MsmError {
+    MsmError::InvalidConfig(msg)
+}
+
+impl MsmConfig {
+    /// Checks the knobs against the adapter and derives the plan for n points.
+    pub fn plan(&self, n: usize, bounds: &AdapterBounds) -> Result<Plan, MsmError> {
+        let n32 = u32::try_from(n)
+            .ok()
+            .filter(|&v| v < (1 << 31))
+            .ok_or_else(|| invalid(format!("{n} points: at most 2^31 - 1 are supported")))?;
+        if self.max_chunk_points == Some(0) {
+            return Err(invalid("max_chunk_points = 0: must be at least 1".into()));
+        }
+        let c = self.window_bits.unwrap_or_else(|| auto_window_bits(n));
+        if !(2..=20).contains(&c) {
+            return Err(invalid(format!("window_bits = {c}: must be in 2..=20")));
+        }
+        let s = self.walker_slots;
+        if !(1..=16).contains(&s) {
+            return Err(invalid(format!("walker_slots = {s}: must be in 1..=16")));
+        }
+        let tpb = self.walker_tpb;
+        let max_tpb = bounds.max_workgroup_size_x.min(bounds.max_invocations_per_workgroup);
+        if tpb == 0 || tpb > max_tpb {
+            return Err(invalid(format!(
+                "walker_tpb = {tpb}: the adapter allows 1..={max_tpb} threads per workgroup"
+            )));
+        }
+        let need = stream_walker::workgroup_bytes(self);
+        if need > bounds.max_workgroup_storage as u64 {
+            let hint = if self.walker_pref_mem == PrefMem::Workgroup {
+                "lower walker_tpb or walker_slots, or use private pref memory"
+            } else {
+                "lower walker_tpb"
+            };
+            return Err(invalid(format!(
+                "walker_tpb = {tpb} with walker_slots = {s} and {:?} pref memory needs {need} bytes of workgroup \
+                 memory (the inversion tree, and pref_scratch if in workgroup memory); the adapter has {}: {hint}",
+                self.walker_pref_mem, bounds.max_workgroup_storage
+            )));
+        }
+        let windows = 255u32.div_ceil(c);
+        let buckets = 1u32 << (c - 1);
+        let entries = n as u64 * windows as u64;
+        let align = self.walker_split == TaskSplit::Buckets;
+        // Under a loop cap a slot may walk at most `max_steps` entries (twice
+        // the nominal share when tasks follow buckets).
+        let max_steps = if bounds.loop_capped {
+            let m = bounds.walker_max_steps(self);
+            if align {
+                m.saturating_sub(1) / 2
+            } else {
+                m
+            }
+        } else {
+            u64::MAX
+        }
+        .max(1);
+        let max_tasks = (walker_combine::BLOCK as u64).pow(walker_combine::MAX_LEVELS + 1);
+        let threads = match self.walker_threads {
+            Some(0) => return Err(invalid("walker_threads = 0: must be at least 1".into())),
+            Some(t) => t,
+            None => {
+                let s64 = s as u64;
+                let by_steps = entries.div_ceil(s64 * WALKER_STEPS_TARGET as u64);
+                let fill = WALKER_MIN_THREADS.min(entries.div_ceil(s64 * WALKER_STEPS_MIN as u64));
+                let capped = entries.div_ceil(s64.saturating_mul(max_steps));
+                // a power of two: whole waves of workgroups on GPUs whose
+                // SM counts are not (69,632 threads ran 25% slower than
+                // 65,536 at 2^20 on the H200)
+                by_steps
+                    .max(fill)
+                    .max(capped)
+                    .next_power_of_two()
+                    .min(max_tasks / s64)
+                    .clamp(1, 1 << 24) as u32
+            }
+        };
+        let tasks = threads
+            .checked_mul(s)
+            .filter(|&k| k as u64 <= max_tasks)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "walker_threads = {threads} times walker_slots = {s} exceeds {max_tasks} walker tasks"
+                ))
+            })?;
+        let segments = buckets.div_ceil(reduce_segment(windows, buckets)).max(1);
+        let plan = Plan {
+            n: n32,
+            c,
+            windows,
+            buckets,
+            threads,
+            tasks,
+            segments,
+            align,
+        };
+        if bounds.loop_capped && plan.max_task_len() > bounds.walker_max_steps(self) {
+            let culprit = if self.walker_threads.is_some() {
+                "walker_threads"
+            } else {
+                "window_bits"
+            };
+            return Err(invalid(format!(
+                "this adapter stops loops after 65,535 iterations per invocation: with {tasks} walker tasks a \
+                 slot may walk {} entries (at most {} with these knobs); change {culprit}",
+                plan.max_task_len(),
+                bounds.walker_max_steps(self)
+            )));
+        }
+        let record = crate::layout::POINT_RECORD_BYTES as u64;
+        for (what, bytes) in [
+            ("bucket sums", plan.total_buckets() * record),
+            ("walker partials", 2 * tasks as u64 * record),
+            ("entry stream", entries * 4),
+        ] {
+            if bytes > bounds.max_binding_size {
+                return Err(MsmError::BindingTooSmall {
+                    what,
+                    bytes,
+                    limit: bounds.max_binding_size,
+                });
+            }
+        }
+        Ok(plan)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bounds() -> AdapterBounds {
+        AdapterBounds {
+            max_workgroup_size_x: 256,
+            max_invocations_per_workgroup: 256,
+            max_workgroup_storage: 32768,
+            max_binding_size: 128 << 20,
+            loop_capped: false,
+            inversion_loops: 78,
+        }
+    }
+
+    #[test]
+    fn auto_window_avoids_thin_top_windows() {
+        for log in 0..=26 {
+            let c = auto_window_bits(1 << log);
+            assert!((4..=16).contains(&c));
+            assert!(c == 4 || top_window_bits(c) >= 4, "log {log}: c = {c}");
+        }
+        assert_eq!(auto_window_bits(1 << 16), 13);
+        assert_eq!(auto_window_bits(1 << 17), 13);
+        assert_eq!(auto_window_bits(1 << 20), 16);
+        assert_eq!(auto_window_bits(1 << 22), 16);
+    }
+
+    #[test]
+    fn defaults_plan() {
+        let p = MsmConfig::default().plan(1 << 16, &bounds()).unwrap();
+        assert_eq!((p.c, p.windows, p.buckets), (13, 20, 4096));
+        assert_eq!(p.tasks, p.threads * MsmConfig::default().walker_slots);
+        assert!(p.windows * p.c >= 255);
+    }
+
+    /// The automatic plan respects the loop budget at every size; only knobs
+    /// the caller set can make it fail.
+    #[test]
+    fn automatic_plans_fit_the_loop_budget() {
+        let capped = AdapterBounds {
+            loop_capped: true,
+            max_binding_size: u64::MAX,
+            ..bounds()
+        };
+        for inversion_loops in [78, 1024] {
+            let b = AdapterBounds {
+                inversion_loops,
+                ..capped
+            };
+            for split in [TaskSplit::Equal, TaskSplit::Buckets] {
+                let cfg = MsmConfig {
+                    walker_split: split,
+                    ..Default::default()
+                };
+                for log in 0..=24 {
+                    let p = cfg.plan(1 << log, &b).unwrap_or_else(|e| panic!("2^{log}: {e}"));
+                    assert!(p.max_task_len() <= b.walker_max_steps(&cfg), "2^{log}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_bad_knobs_with_reasons() {
+        let b = bounds();
+        let err = |c: MsmConfig| c.plan(1000, &b).unwrap_err().to_string();
+        assert!(err(MsmConfig {
+            walker_slots: 0,
+            ..Default::default()
+        })
+        .contains("walker_slots"));
+        assert!(err(MsmConfig {
+            walker_tpb: 512,
+            ..Default::default()
+        })
+        .contains("1..=256"));
+        assert!(err(MsmConfig {
+            window_bits: Some(1),
+            ..Default::default()
+        })
+        .contains("window_bits"));
+        let wg = MsmConfig {
+            walker_pref_mem: PrefMem::Workgroup,
+            walker_tpb: 256,
+            walker_slots: 8,
+            ..Default::default()
+        };
+        assert!(err(wg).contains("workgroup memory"));
+        let capped = AdapterBounds { loop_capped: true, ..b };
+        let e = MsmConfig {
+            walker_threads: Some(1),
+            ..Default::default()
+        }
+        .plan(1 << 14, &capped)
+        .unwrap_err();
+        assert!(e.to_string().contains("65,535") && e.to_string().contains("walker_threads"));
+    }
+}

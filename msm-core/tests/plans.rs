@@ -1,0 +1,131 @@
+//! Plans at the edges: the default plan at 2^16 (which must respect the
+//! adapter's loop budget by itself), a walker run right at the loop budget,
+//! tasks aligned to buckets, and the binary GCD inversion in the MSM.
+
+mod common;
+
+use ark_bn254::{Fr, G1Affine};
+use ark_ec::CurveGroup;
+use common::{ctx, ctx_with};
+use msm_core::{cpu, FieldLayout, GpuContext, Inversion, MsmConfig, TaskSplit};
+
+fn check(ctx: &GpuContext, bases: &[G1Affine], scalars: &[Fr], config: &MsmConfig, what: &str) {
+    let b = ctx.upload_bases(bases);
+    let run = pollster::block_on(ctx.msm_with(&b, scalars, config)).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(
+        run.result.into_affine(),
+        cpu::msm_reference(bases, scalars).into_affine(),
+        "{what} (n = {}, {})",
+        bases.len(),
+        config.describe()
+    );
+}
+
+fn fastest_ctx() -> &'static GpuContext {
+    ctx(FieldLayout::Limbs32x8)
+        .or_else(|| ctx(FieldLayout::Limbs13x20))
+        .unwrap()
+}
+
+/// What a new user runs: 2^16 points, every knob at its default, on the
+/// default adapter and layout.
+#[test]
+fn defaults_at_2_16_match_arkworks() {
+    let ctx = fastest_ctx();
+    let (bases, scalars) = msm_core::sample::inputs(1 << 16, 16);
+    check(ctx, &bases, &scalars, &MsmConfig::default(), "defaults at 2^16");
+}
+
+/// Walker slots exactly as long as the loop budget allows: if the plan's
+/// count of loop iterations per walker step were short, lavapipe's cap would
+/// cut the walk and the sum would be wrong.
+#[test]
+fn walker_at_the_loop_budget_is_exact() {
+    let ctx = fastest_ctx();
+    let n = 4096;
+    let config = MsmConfig {
+        window_bits: Some(8),
+        walker_slots: 4,
+        ..Default::default()
+    };
+    let bounds = ctx.bounds();
+    let steps = if bounds.loop_capped {
+        bounds.walker_max_steps(&config)
+    } else {
+        555
+    };
+    let entries = n as u64 * 32;
+    let threads = entries.div_ceil(4 * steps) as u32;
+    let config = MsmConfig {
+        walker_threads: Some(threads),
+        ..config
+    };
+    let plan = ctx.plan(n, &config).unwrap();
+    assert!(
+        plan.max_task_len() <= steps && plan.max_task_len() + 8 >= steps,
+        "{plan:?}"
+    );
+    let (bases, scalars) = msm_core::sample::inputs(n, 17);
+    check(ctx, &bases, &scalars, &config, "walk at the loop budget");
+    if bounds.loop_capped {
+        let over = MsmConfig {
+            walker_threads: Some(threads / 2),
+            ..config
+        };
+        let e = ctx.plan(n, &over).unwrap_err().to_string();
+        assert!(e.contains("walker_threads"), "{e}");
+    }
+}
+
+/// Tasks aligned to bucket starts: random inputs, adversarial classes, and
+/// tasks shorter than the buckets (every bucket oversized).
+#[test]
+fn bucket_aligned_tasks_match_arkworks() {
+    let ctx = fastest_ctx();
+    let aligned = MsmConfig {
+        walker_split: TaskSplit::Buckets,
+        ..Default::default()
+    };
+    let (bases, scalars) = msm_core::sample::inputs(3000, 18);
+    check(ctx, &bases, &scalars, &aligned, "aligned, random");
+    let short = MsmConfig {
+        window_bits: Some(6),
+        walker_threads: Some(4000),
+        walker_slots: 2,
+        ..aligned.clone()
+    };
+    check(ctx, &bases, &scalars, &short, "aligned, short tasks");
+    for (what, bases, scalars) in msm_core::sample::adversarial(301, 19) {
+        check(ctx, &bases, &scalars, &aligned, &format!("aligned, {what}"));
+    }
+}
+
+/// The GCD inversions inside the walker's batches: the binary GCD on the
+/// portable layout, bingcd where 64-bit integers exist.
+#[test]
+fn gcd_inversions_in_the_msm_match_arkworks() {
+    let mut cases = vec![(FieldLayout::Limbs13x20, Inversion::BinaryGcd)];
+    if ctx(FieldLayout::Limbs32x8).is_some() {
+        cases.push((FieldLayout::Limbs32x8, Inversion::Bingcd));
+    }
+    for (layout, inversion) in cases {
+        let ctx = ctx_with(layout, Some(inversion)).unwrap();
+        let (bases, scalars) = msm_core::sample::inputs(2000, 20);
+        check(
+            ctx,
+            &bases,
+            &scalars,
+            &MsmConfig::default(),
+            &format!("{inversion}, random"),
+        );
+        for (what, bases, scalars) in msm_core::sample::adversarial(101, 21).into_iter().step_by(3) {
+            check(
+                ctx,
+                &bases,
+                &scalars,
+                &MsmConfig::default(),
+                &format!("{inversion}, {what}"),
+            );
+        }
+    }
+}

@@ -1,0 +1,408 @@
+//! The field inversion `fq_inv`, in one of two algorithms.
+//!
+//! Both map 0 to 0. Fermat is branch-free and short in loop iterations (78),
+//! which suits adapters with a loop budget; the binary GCD does a fifth of the
+//! arithmetic but about 800 loop iterations, most of them a few word operations.
+//! An MSM inverts once per workgroup iteration on one invocation, so what costs
+//! is the latency of that one invocation: measured per adapter
+//! (`msm-cli field-bench --op inv`, docs/benchmarks.md).
+
+use std::fmt::Write;
+
+use num_bigint::BigUint;
+
+use crate::layout::{modulus, to_limbs, FieldConstants, FieldLayout};
+
+/// How `fq_inv` is computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Inversion {
+    /// a^(p-2) by 4-bit fixed windows: 252 squarings and 78 multiplications.
+    #[default]
+    Fermat,
+    /// The binary extended Euclidean algorithm on the packed words (variable
+    /// time; the MSM's inputs are public), then one multiplication by R^3 to
+    /// return to Montgomery form.
+    BinaryGcd,
+    /// Pornin's optimised binary GCD: 31 steps at a time on 64-bit
+    /// approximations, then one update of the full values with the steps'
+    /// matrix; 18 rounds. Needs 64-bit shader integers (the 32x8-int64
+    /// layout). A twelfth of Fermat's latency on one invocation.
+    Bingcd,
+}
+
+impl Inversion {
+    pub const ALL: [Inversion; 3] = [Inversion::Fermat, Inversion::BinaryGcd, Inversion::Bingcd];
+
+    /// Short stable name, used on the command line and in reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Inversion::Fermat => "fermat",
+            Inversion::BinaryGcd => "gcd",
+            Inversion::Bingcd => "bingcd",
+        }
+    }
+
+    /// Whether this inversion runs on `layout` (bingcd needs 64-bit integers).
+    pub const fn supports(self, layout: FieldLayout) -> bool {
+        !matches!(self, Inversion::Bingcd) || layout.needs_int64()
+    }
+
+    /// Loop iterations one inversion may spend (a bound, for loop budgets).
+    pub const fn max_loop_iterations(self) -> u32 {
+        match self {
+            Inversion::Fermat => 78,
+            // at most 2 log2(p) halvings and log2(p) subtractions, plus slack
+            Inversion::BinaryGcd => 1024,
+            // rounds x (31 steps + 1)
+            Inversion::Bingcd => BINGCD_ROUNDS * 32 + 4,
+        }
+    }
+}
+
+impl std::fmt::Display for Inversion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Inversion {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|i| i.name() == s)
+            .ok_or_else(|| format!("unknown inversion `{s}`: expected fermat, gcd or bingcd"))
+    }
+}
+
+/// Fermat's a^(p-2) with a 16-entry table (dynamically indexed).
+pub(super) fn fermat(s: &mut String) {
+    s.push_str(
+        r#"// a^(p-2) = a^(-1) (0 maps to 0), by 4-bit fixed windows: 252 squarings and 78
+// multiplications in a 64-iteration loop.
+fn fq_inv(a: Fq) -> Fq {
+    var table: array<Fq, 16>;
+    table[0] = FQ_ONE;
+    table[1] = a;
+    for (var i = 2u; i < 16u; i++) {
+        table[i] = fq_mul(table[i - 1u], a);
+    }
+    var r = FQ_ONE;
+    for (var i = 0u; i < 64u; i++) {
+        r = fq_sqr(r);
+        r = fq_sqr(r);
+        r = fq_sqr(r);
+        r = fq_sqr(r);
+        r = fq_mul(r, table[FQ_INV_WINDOWS[i]]);
+    }
+    return r;
+}
+"#,
+    );
+}
+
+fn words(name: &str, v: &[u32]) -> String {
+    let items: Vec<String> = v.iter().map(|x| format!("{x:#x}u")).collect();
+    format!("const {name}: array<u32, 8> = array<u32, 8>({});\n", items.join(", "))
+}
+
+/// Emits `{dst}[i] = a[i] {op} b[i]` over 8 words with the carry or borrow in
+/// `c` (u32 only: the carry is recovered by comparison).
+fn add_words(s: &mut String, dst: &str, a: &str, b: &str) {
+    s.push_str("    var c = 0u;\n");
+    for i in 0..8 {
+        writeln!(
+            s,
+            "    {{ let x = {a}[{i}] + {b}[{i}]; let y = x + c; c = select(0u, 1u, x < {a}[{i}]) | select(0u, 1u, y < x); {dst}[{i}] = y; }}"
+        )
+        .unwrap();
+    }
+}
+
+fn sub_words(s: &mut String, dst: &str, a: &str, b: &str) {
+    s.push_str("    var borrow = 0u;\n");
+    for i in 0..8 {
+        writeln!(
+            s,
+            "    {{ let x = {a}[{i}] - {b}[{i}]; let y = x - borrow; borrow = select(0u, 1u, {a}[{i}] < {b}[{i}]) | select(0u, 1u, x < borrow); {dst}[{i}] = y; }}"
+        )
+        .unwrap();
+    }
+}
+
+/// `w8_sub` (a - b and its borrow) and `w8_neg` (two's complement) over 8 words.
+fn sub_neg(s: &mut String) {
+    s.push_str(
+        "// a - b over 8 words, and whether it borrowed.\nstruct W8Diff {\n    v: array<u32, 8>,\n    borrow: u32,\n}\n\n",
+    );
+    s.push_str("fn w8_sub(a: array<u32, 8>, b: array<u32, 8>) -> W8Diff {\n    var d: array<u32, 8>;\n");
+    sub_words(s, "d", "a", "b");
+    s.push_str("    return W8Diff(d, borrow);\n}\n\n");
+
+    s.push_str("// -a over 8 words (two's complement).\nfn w8_neg(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n    var c = 1u;\n");
+    for i in 0..8 {
+        writeln!(
+            s,
+            "    {{ let x = ~a[{i}] + c; c = select(0u, 1u, x < c); r[{i}] = x; }}"
+        )
+        .unwrap();
+    }
+    s.push_str("    return r;\n}\n\n");
+}
+
+/// The binary extended Euclidean inversion on packed words (u32 only, so the
+/// same code serves every layout). Invariants: u = x1 A, v = x2 A (mod p) for
+/// the packed input A; u and v shrink to 1.
+pub(super) fn binary_gcd(s: &mut String, c: &FieldConstants) {
+    s.push_str("// p as packed words, and R^3 mod p in limbs (binary GCD inversion).\n");
+    s.push_str(&words("FQ_P_WORDS", &c.p_words));
+    let r3: Vec<String> = c.r3.iter().map(|x| format!("{x:#x}u")).collect();
+    writeln!(s, "const FQ_R3: Fq = Fq({});\n", r3.join(", ")).unwrap();
+
+    s.push_str("// a >> 1 over 8 words.\nfn w8_shr1(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n");
+    for i in 0..8 {
+        if i < 7 {
+            writeln!(s, "    r[{i}] = (a[{i}] >> 1u) | (a[{}] << 31u);", i + 1).unwrap();
+        } else {
+            writeln!(s, "    r[{i}] = a[{i}] >> 1u;").unwrap();
+        }
+    }
+    s.push_str("    return r;\n}\n\n");
+
+    s.push_str("// a / 2 mod p for a in [0, p): (a + p) / 2 when a is odd (a + p < 2^255).\n");
+    s.push_str("fn w8_half_mod(a: array<u32, 8>) -> array<u32, 8> {\n    let m = 0u - (a[0] & 1u);\n    var pm: array<u32, 8>;\n");
+    for i in 0..8 {
+        writeln!(s, "    pm[{i}] = FQ_P_WORDS[{i}] & m;").unwrap();
+    }
+    s.push_str("    var r: array<u32, 8>;\n");
+    add_words(s, "r", "a", "pm");
+    s.push_str("    return w8_shr1(r);\n}\n\n");
+
+    s.push_str("// a - b mod p for a, b in [0, p).\nfn w8_sub_mod(a: array<u32, 8>, b: array<u32, 8>) -> array<u32, 8> {\n    var d: array<u32, 8>;\n");
+    sub_words(s, "d", "a", "b");
+    s.push_str("    let m = 0u - borrow;\n    var pm: array<u32, 8>;\n");
+    for i in 0..8 {
+        writeln!(s, "    pm[{i}] = FQ_P_WORDS[{i}] & m;").unwrap();
+    }
+    s.push_str("    var r: array<u32, 8>;\n");
+    add_words(s, "r", "d", "pm");
+    s.push_str("    return r;\n}\n\n");
+
+    sub_neg(s);
+
+    s.push_str(
+        "fn w8_is_one(a: array<u32, 8>) -> bool {\n    return a[0] == 1u && (a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7]) == 0u;\n}\n\n",
+    );
+
+    s.push_str(
+        r#"// a^(-1) (0 maps to 0) by the binary extended Euclidean algorithm on the
+// packed value A = a R: u = x1 A and v = x2 A (mod p) throughout, until u or v
+// is 1. Then x = A^(-1) and fq_mul(x, R^3) = A^(-1) R^2 = a^(-1) R.
+fn fq_inv(a: Fq) -> Fq {
+    var u = fq_pack(a);
+    if (u[0] | u[1] | u[2] | u[3] | u[4] | u[5] | u[6] | u[7]) == 0u {
+        return Fq();
+    }
+    var v = FQ_P_WORDS;
+    var x1 = array<u32, 8>(1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    var x2 = array<u32, 8>();
+    loop {
+        while (u[0] & 1u) == 0u {
+            u = w8_shr1(u);
+            x1 = w8_half_mod(x1);
+        }
+        while (v[0] & 1u) == 0u {
+            v = w8_shr1(v);
+            x2 = w8_half_mod(x2);
+        }
+        if w8_is_one(u) || w8_is_one(v) {
+            break;
+        }
+        // both odd, coprime and above 1, so they differ
+        let d = w8_sub(u, v);
+        if d.borrow == 0u {
+            u = d.v;
+            x1 = w8_sub_mod(x1, x2);
+        } else {
+            v = w8_neg(d.v);
+            x2 = w8_sub_mod(x2, x1);
+        }
+    }
+    var x = x2;
+    if w8_is_one(u) {
+        x = x1;
+    }
+    return fq_mul(fq_unpack(x), FQ_R3);
+}
+"#,
+    );
+}
+
+/// Rounds of 31 steps: 2 len(p) - 1 = 507 steps need 17; one more is free of
+/// harm (a finished state stays finished) and leaves margin.
+pub const BINGCD_ROUNDS: u32 = 18;
+
+/// Pornin's optimised binary GCD (eprint 2020/972) with 64-bit integers.
+/// Invariants: a = u y 2^e and b = v y 2^e (mod p) with e = rounds so far;
+/// each round does 31 binary-GCD steps on ā, b̄ (the low 31 and top 33 bits
+/// of a and b), then applies the steps' matrix to a, b (an exact division by
+/// 2^31) and to u, v (a Montgomery division by 2^32). At the end b = 1, so
+/// y^(-1) = v 2^ROUNDS, and one multiplication by 2^ROUNDS R^3 returns
+/// a^(-1) R for the packed y = a R.
+pub(super) fn bingcd(s: &mut String, c: &FieldConstants) {
+    let p = modulus();
+    let r = BigUint::from(1u8) << c.layout.r_bits();
+    let fix = ((BigUint::from(1u8) << BINGCD_ROUNDS) * &r * &r * &r) % &p;
+    let fix = to_limbs(&fix, c.layout.limb_bits(), c.layout.limb_count());
+    let p0 = c.p_words[0] as u64;
+    let mut inv = 1u64;
+    for _ in 0..6 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(p0.wrapping_mul(inv))) & 0xffff_ffff;
+    }
+    let n0 = (inv as u32).wrapping_neg();
+    s.push_str("// bingcd: p as packed words, -p^(-1) mod 2^32, 2^ROUNDS R^3 mod p in limbs.\n");
+    s.push_str(&words("FQ_P_WORDS", &c.p_words));
+    writeln!(s, "const FQ_P_INV32: u32 = {n0:#x}u;").unwrap();
+    let fix: Vec<String> = fix.iter().map(|x| format!("{x:#x}u")).collect();
+    writeln!(s, "const FQ_BINGCD_FIX: Fq = Fq({});", fix.join(", ")).unwrap();
+    writeln!(s, "const FQ_BINGCD_ROUNDS: u32 = {BINGCD_ROUNDS}u;\n").unwrap();
+
+    // x f + y g for x, y < 2^256 and |f| + |g| <= 2^31: 9 words, two's
+    // complement. Words widen through u64: naga turns i64(u32) into a sign
+    // extension.
+    s.push_str("fn w8_lin(x: array<u32, 8>, y: array<u32, 8>, f: i64, g: i64) -> array<u32, 9> {\n    var r: array<u32, 9>;\n    var c = 0li;\n");
+    for i in 0..8 {
+        writeln!(
+            s,
+            "    {{ let t = i64(u64(x[{i}])) * f + i64(u64(y[{i}])) * g + c; r[{i}] = u32(t & 0xffffffffli); c = t >> 32u; }}"
+        )
+        .unwrap();
+    }
+    s.push_str("    r[8] = u32(c & 0xffffffffli);\n    return r;\n}\n\n");
+
+    // the 9-word value shifted right by 31 (exact), as 8 words and its sign
+    s.push_str("struct W8Signed {\n    v: array<u32, 8>,\n    neg: bool,\n}\n\n");
+    s.push_str("fn w9_shr31(r: array<u32, 9>) -> W8Signed {\n    var v: array<u32, 8>;\n");
+    for i in 0..8 {
+        writeln!(s, "    v[{i}] = (r[{i}] >> 31u) | (r[{}] << 1u);", i + 1).unwrap();
+    }
+    s.push_str("    return W8Signed(v, (r[8] >> 31u) != 0u);\n}\n\n");
+
+    // (x f + y g) / 2^32 mod p for x, y in [0, p), into [0, p)
+    s.push_str("fn w8_lin_mod(x: array<u32, 8>, y: array<u32, 8>, f: i64, g: i64) -> array<u32, 8> {\n    let t = w8_lin(x, y, f, g);\n    let k = t[0] * FQ_P_INV32;\n    var s: array<u32, 9>;\n    var c = 0lu;\n");
+    for i in 0..8 {
+        writeln!(
+            s,
+            "    {{ let z = u64(t[{i}]) + u64(k) * u64(FQ_P_WORDS[{i}]) + c; s[{i}] = u32(z & 0xfffffffflu); c = z >> 32u; }}"
+        )
+        .unwrap();
+    }
+    s.push_str("    s[8] = t[8] + u32(c);\n    var v: array<u32, 8>;\n");
+    for i in 0..8 {
+        writeln!(s, "    v[{i}] = s[{}];", i + 1).unwrap();
+    }
+    s.push_str("    if (v[7] >> 31u) != 0u {\n        v = w8_add_p(v);\n    }\n    let d = w8_sub(v, FQ_P_WORDS);\n    if d.borrow == 0u {\n        v = d.v;\n    }\n    return v;\n}\n\n");
+
+    s.push_str("fn w8_add_p(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n    var c = 0lu;\n");
+    for i in 0..8 {
+        writeln!(
+            s,
+            "    {{ let z = u64(a[{i}]) + u64(FQ_P_WORDS[{i}]) + c; r[{i}] = u32(z & 0xfffffffflu); c = z >> 32u; }}"
+        )
+        .unwrap();
+    }
+    s.push_str("    return r;\n}\n\n");
+
+    sub_neg(s);
+
+    s.push_str(
+        r#"// The low 31 bits of x and its bits [n - 33, n), as one 64-bit value.
+fn w8_approx(x: array<u32, 8>, n: u32) -> u64 {
+    var w = x;
+    let lo = n - 33u;
+    let word = lo / 32u;
+    let off = lo % 32u;
+    var hi = 0u;
+    if word < 7u {
+        hi = w[word + 1u];
+    }
+    let window = ((u64(hi) << 32u) | u64(w[word])) >> off;
+    return ((window & 0x1fffffffflu) << 31u) | u64(w[0] & 0x7fffffffu);
+}
+
+// The bit length of x, at least 64.
+fn w8_len64(x: array<u32, 8>) -> u32 {
+    var w = x;
+    for (var i = 7u; i >= 2u; i--) {
+        if w[i] != 0u {
+            return 32u * i + 32u - countLeadingZeros(w[i]);
+        }
+    }
+    return 64u;
+}
+
+// a^(-1) (0 maps to 0) by Pornin's optimised binary GCD on the packed value.
+fn fq_inv(x: Fq) -> Fq {
+    var a = fq_pack(x);
+    if (a[0] | a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7]) == 0u {
+        return Fq();
+    }
+    var b = FQ_P_WORDS;
+    var u = array<u32, 8>(1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    var v = array<u32, 8>();
+    for (var round = 0u; round < FQ_BINGCD_ROUNDS; round++) {
+        var both = a;
+        for (var i = 0u; i < 8u; i++) {
+            both[i] |= b[i];
+        }
+        let n = w8_len64(both);
+        var xa = w8_approx(a, n);
+        var xb = w8_approx(b, n);
+        var f0 = 1li;
+        var g0 = 0li;
+        var f1 = 0li;
+        var g1 = 1li;
+        for (var j = 0u; j < 31u; j++) {
+            if (xa & 1lu) != 0lu {
+                if xa < xb {
+                    let t = xa;
+                    xa = xb;
+                    xb = t;
+                    let tf = f0;
+                    f0 = f1;
+                    f1 = tf;
+                    let tg = g0;
+                    g0 = g1;
+                    g1 = tg;
+                }
+                xa = xa - xb;
+                f0 = f0 - f1;
+                g0 = g0 - g1;
+            }
+            xa = xa >> 1u;
+            f1 = f1 << 1u;
+            g1 = g1 << 1u;
+        }
+        let na = w9_shr31(w8_lin(a, b, f0, g0));
+        let nb = w9_shr31(w8_lin(a, b, f1, g1));
+        a = na.v;
+        b = nb.v;
+        if na.neg {
+            a = w8_neg(a);
+            f0 = -f0;
+            g0 = -g0;
+        }
+        if nb.neg {
+            b = w8_neg(b);
+            f1 = -f1;
+            g1 = -g1;
+        }
+        let nu = w8_lin_mod(u, v, f0, g0);
+        v = w8_lin_mod(u, v, f1, g1);
+        u = nu;
+    }
+    return fq_mul(fq_unpack(v), FQ_BINGCD_FIX);
+}
+"#,
+    );
+}
