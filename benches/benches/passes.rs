@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use msm_benches::{bench_logn, context, inputs, SEED};
-use msm_core::msm::PASSES;
+use msm_core::Pass;
 
 fn passes(c: &mut Criterion) {
     let Some(ctx) = context() else { return };
@@ -23,10 +23,10 @@ fn passes(c: &mut Criterion) {
         let resident = ctx.upload_bases(&bases[..n]);
         let s = &scalars[..n];
         group.throughput(Throughput::Elements(n as u64));
-        for k in 1..=PASSES.len() {
+        for k in 1..=Pass::ALL.len() {
             // untimed first call compiles the pipelines
             pollster::block_on(ctx.run_pass_prefix(&resident, s, &config, k)).expect("passes");
-            let id = BenchmarkId::new(format!("through_{}", PASSES[k - 1]), format!("2^{logn}"));
+            let id = BenchmarkId::new(format!("through_{}", Pass::ALL[k - 1].name()), format!("2^{logn}"));
             group.bench_function(id, |b| {
                 b.iter(|| pollster::block_on(ctx.run_pass_prefix(&resident, s, &config, k)).expect("passes"))
             });

@@ -13,9 +13,10 @@ pub enum CliError {
     #[error("{}: {what}", path.display())]
     File { path: PathBuf, what: String },
     #[error(
-        "{} holds {bases} bases but {} holds {scalars} scalars: the lengths must match",
-        bases_path.display(),
-        scalars_path.display()
+        "{} holds {scalars} scalars for the {bases} bases of {}: at most one scalar per base \
+         (a shorter scalar file uses the first bases)",
+        scalars_path.display(),
+        bases_path.display()
     )]
     LengthMismatch {
         bases_path: PathBuf,

@@ -2,7 +2,7 @@
 //! field layout.
 
 use msm_core::diagnostics::ChainOp;
-use msm_core::{ContextOptions, FieldLayout, GpuContext, MsmError};
+use msm_core::{ContextOptions, FieldLayout, GpuContext, Inversion, MsmError};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,6 +19,9 @@ pub struct Args {
     /// inversion and one multiplication).
     #[arg(long, default_value = "mul")]
     op: String,
+    /// Inversion algorithms for `--op inv` (fermat, gcd); default: both.
+    #[arg(long, value_delimiter = ',')]
+    inversion: Vec<String>,
     /// Timed repetitions after one warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     reps: usize,
@@ -47,10 +50,24 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
             })
             .collect::<Result<_, _>>()?
     };
-    for layout in layouts {
+    let inversions: Vec<Option<Inversion>> = match (op, args.inversion.is_empty()) {
+        (ChainOp::Mul, _) => vec![None],
+        (ChainOp::Inv, true) => Inversion::ALL.map(Some).to_vec(),
+        (ChainOp::Inv, false) => args
+            .inversion
+            .iter()
+            .map(|s| s.parse().map(Some).map_err(MsmError::InvalidConfig))
+            .collect::<Result<_, _>>()?,
+    };
+    for (layout, inversion) in layouts
+        .iter()
+        .flat_map(|&l| inversions.iter().map(move |&i| (l, i)))
+        .filter(|(l, i)| i.is_none_or(|i| i.supports(*l)))
+    {
         let opts = ContextOptions {
             field_layout: Some(layout),
             adapter_name: args.adapter.clone(),
+            inversion,
             ..Default::default()
         };
         let ctx = match GpuContext::new_blocking(&opts) {
@@ -70,14 +87,14 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         let t = pollster::block_on(ctx.field_throughput(args.invocations, args.iters, args.reps, op))?;
         if args.json {
             println!(
-                "{{\"adapter\":{:?},\"backend\":\"{:?}\",\"driver\":{:?},\"layout\":\"{layout}\",\"op\":\"{}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"mults_per_sec_median\":{:.4e},\"mults_per_sec_min\":{:.4e},\"mults_per_sec_max\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
-                info.name, info.backend, format!("{} {}", info.driver, info.driver_info), args.op, args.invocations, args.iters, args.reps,
+                "{{\"adapter\":{:?},\"backend\":\"{:?}\",\"driver\":{:?},\"layout\":\"{layout}\",\"inversion\":\"{}\",\"op\":\"{}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"mults_per_sec_median\":{:.4e},\"mults_per_sec_min\":{:.4e},\"mults_per_sec_max\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
+                info.name, info.backend, format!("{} {}", info.driver, info.driver_info), ctx.field_options().inversion, args.op, args.invocations, args.iters, args.reps,
                 t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best, t.correct
             );
         } else {
             println!(
-                "{:<11} {:>10.3e} {unit} (median; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} [{:?}, {} {}] check: {}",
-                layout.name(), t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best,
+                "{:<11} {:<6} {:>10.3e} {unit} (median; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} [{:?}, {} {}] check: {}",
+                layout.name(), if op == ChainOp::Inv { ctx.field_options().inversion.name() } else { "" }, t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best,
                 args.invocations, args.iters, args.reps, info.name, info.backend, info.driver, info.driver_info,
                 if t.correct { "ok (arkworks)" } else { "WRONG" }
             );

@@ -1,7 +1,8 @@
-//! Command-line flags shared by the subcommands: adapter, field layout and
-//! every `MsmConfig` knob.
+//! Command-line flags shared by the subcommands: adapter, field module and
+//! every `MsmConfig` knob. Knob values are handed as text to msm-core's one
+//! parser (`MsmConfig::set`), which also serves the browser API and the page.
 
-use msm_core::{ContextOptions, FieldCode, FieldLayout, GpuContext, MsmConfig, MsmError, PrefMem, ReduceOn};
+use msm_core::{ContextOptions, FieldCode, FieldLayout, GpuContext, Inversion, MsmConfig, MsmError};
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct GpuArgs {
@@ -15,75 +16,80 @@ pub struct GpuArgs {
     /// SwiftShader, unrolled elsewhere).
     #[arg(long)]
     pub field_code: Option<String>,
+    /// Field inversion: fermat, gcd or bingcd (default: fermat under a loop
+    /// cap, bingcd with 64-bit integers, gcd elsewhere).
+    #[arg(long)]
+    pub inversion: Option<String>,
+    /// Folder of the pipeline cache kept across processes, or `off`
+    /// (default: $MSM_GPU_CACHE_DIR, else the user's cache folder).
+    #[arg(long)]
+    pub pipeline_cache: Option<std::path::PathBuf>,
 }
 
-#[derive(clap::Args, Clone, Debug)]
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct KnobArgs {
+    /// Any knob as NAME=VALUE (repeatable; names as in `MsmConfig`, e.g.
+    /// walker_tpb=256 or walker_split=buckets).
+    #[arg(long = "knob", short = 'k', value_name = "NAME=VALUE")]
+    pub knobs: Vec<String>,
     /// Window width c in bits (default: from n).
     #[arg(long)]
-    pub window_bits: Option<u32>,
+    pub window_bits: Option<String>,
     /// Threads per workgroup of stream_walker.
-    #[arg(long, default_value_t = 96)]
-    pub wtpb: u32,
+    #[arg(long)]
+    pub wtpb: Option<String>,
     /// Where pref_scratch lives: private or workgroup.
-    #[arg(long, default_value = "private")]
-    pub prefmem: String,
+    #[arg(long)]
+    pub prefmem: Option<String>,
     /// Slots per walker thread (S).
-    #[arg(long, default_value_t = 8)]
-    pub ws: u32,
+    #[arg(long)]
+    pub ws: Option<String>,
     /// Keep dx in registers for the inverse pass (true/false).
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
-    pub cachedx: bool,
+    #[arg(long)]
+    pub cachedx: Option<String>,
     /// Fuse the inverse and peel passes (true/false).
-    #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
-    pub fused: bool,
+    #[arg(long)]
+    pub fused: Option<String>,
     /// Walker threads (default: from n).
     #[arg(long)]
-    pub wthreads: Option<u32>,
+    pub wthreads: Option<String>,
+    /// Walker tasks: equal (equal shares) or buckets (aligned to bucket starts).
+    #[arg(long)]
+    pub split: Option<String>,
     /// Split the MSM into chunks of at most this many points (default: only
     /// where the adapter's bindings require it).
     #[arg(long)]
-    pub max_chunk_points: Option<u32>,
+    pub max_chunk_points: Option<String>,
     /// Where the reduce step runs: auto (GPU, host on SwiftShader), gpu or host.
-    #[arg(long, default_value = "auto")]
-    pub reduce: String,
-}
-
-pub fn parse_reduce(s: &str) -> Result<ReduceOn, MsmError> {
-    match s {
-        "auto" => Ok(ReduceOn::Auto),
-        "gpu" => Ok(ReduceOn::Gpu),
-        "host" => Ok(ReduceOn::Host),
-        other => Err(MsmError::InvalidConfig(format!(
-            "--reduce {other}: expected auto, gpu or host"
-        ))),
-    }
-}
-
-pub fn parse_prefmem(s: &str) -> Result<PrefMem, MsmError> {
-    match s {
-        "private" => Ok(PrefMem::Private),
-        "workgroup" => Ok(PrefMem::Workgroup),
-        other => Err(MsmError::InvalidConfig(format!(
-            "--prefmem {other}: expected private or workgroup"
-        ))),
-    }
+    #[arg(long)]
+    pub reduce: Option<String>,
 }
 
 impl KnobArgs {
+    /// The defaults with every flag given applied.
     pub fn config(&self) -> Result<MsmConfig, MsmError> {
-        Ok(MsmConfig {
-            window_bits: self.window_bits,
-            walker_tpb: self.wtpb,
-            walker_pref_mem: parse_prefmem(&self.prefmem)?,
-            walker_slots: self.ws,
-            walker_cache_dx: self.cachedx,
-            walker_fused: self.fused,
-            walker_threads: self.wthreads,
-            timing: false,
-            max_chunk_points: self.max_chunk_points,
-            reduce: parse_reduce(&self.reduce)?,
-        })
+        let mut c = MsmConfig::default();
+        let flags = [
+            ("window_bits", &self.window_bits),
+            ("walker_tpb", &self.wtpb),
+            ("walker_pref_mem", &self.prefmem),
+            ("walker_slots", &self.ws),
+            ("walker_cache_dx", &self.cachedx),
+            ("walker_fused", &self.fused),
+            ("walker_threads", &self.wthreads),
+            ("walker_split", &self.split),
+            ("max_chunk_points", &self.max_chunk_points),
+            ("reduce", &self.reduce),
+        ];
+        for (name, value) in flags {
+            if let Some(v) = value {
+                c.set(name, v)?;
+            }
+        }
+        for spec in &self.knobs {
+            c = c.with_knobs(spec)?;
+        }
+        Ok(c)
     }
 }
 
@@ -109,12 +115,26 @@ impl GpuArgs {
                 )))
             }
         };
+        let inversion = self
+            .inversion
+            .as_deref()
+            .map(|s| {
+                s.parse::<Inversion>()
+                    .map_err(|e| MsmError::InvalidConfig(format!("--inversion: {e}")))
+            })
+            .transpose()?;
         let ctx = GpuContext::new_blocking(&ContextOptions {
             field_layout,
             adapter_name: self.adapter.clone(),
             timestamps: true,
             config,
             field_code,
+            inversion,
+            pipeline_cache: match &self.pipeline_cache {
+                None => msm_core::PipelineCacheDir::Default,
+                Some(p) if p.as_os_str() == "off" => msm_core::PipelineCacheDir::Off,
+                Some(p) => msm_core::PipelineCacheDir::At(p.clone()),
+            },
         })?;
         if ctx.is_software() {
             eprintln!(
@@ -135,17 +155,23 @@ pub fn adapter_line(ctx: &GpuContext) -> String {
     )
 }
 
+/// One line describing the field module.
+pub fn field_line(ctx: &GpuContext) -> String {
+    let f = ctx.field_options();
+    format!("{} ({:?} code, {} inversion)", f.layout, f.code, f.inversion)
+}
+
 /// One line describing the knobs.
 pub fn config_line(c: &MsmConfig) -> String {
-    format!(
-        "tpb={} pref={} S={} cachedx={} fused={}",
-        c.walker_tpb,
-        match c.walker_pref_mem {
-            PrefMem::Private => "private",
-            PrefMem::Workgroup => "workgroup",
-        },
-        c.walker_slots,
-        c.walker_cache_dx,
-        c.walker_fused
-    )
+    let mut s = format!(
+        "tpb={} pref={} S={} cachedx={} fused={} split={}",
+        c.walker_tpb, c.walker_pref_mem, c.walker_slots, c.walker_cache_dx, c.walker_fused, c.walker_split
+    );
+    if let Some(t) = c.walker_threads {
+        s += &format!(" threads={t}");
+    }
+    if let Some(w) = c.window_bits {
+        s += &format!(" c={w}");
+    }
+    s
 }

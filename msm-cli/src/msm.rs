@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use ark_bn254::{Fr, G1Affine};
-use ark_ec::CurveGroup;
+use ark_ec::{AffineRepr, CurveGroup};
 use msm_core::cpu;
 
 use crate::error::CliError;
@@ -36,7 +36,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     // Files and knobs first: a bad input fails fast, before the device starts.
     let bases: Vec<G1Affine> = files::read_vec(&args.bases, &files::BASES)?;
     let scalars: Vec<Fr> = files::read_vec(&args.scalars, &files::SCALARS)?;
-    if bases.len() != scalars.len() {
+    if bases.len() < scalars.len() {
         return Err(CliError::LengthMismatch {
             bases_path: args.bases.clone(),
             bases: bases.len(),
@@ -47,19 +47,20 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let config = args.knobs.config()?;
     let ctx = args.gpu.context(config.clone())?;
     let resident = ctx.upload_bases(&bases);
+    eprintln!("compiling the GPU pipelines (a first-run cost: seconds on a GPU, up to a minute on a CPU adapter; cached afterwards where the driver allows)...");
     let t = Instant::now();
     let run = ctx.msm_blocking_with(&resident, &scalars, &config)?;
     let gpu_ms = t.elapsed().as_secs_f64() * 1e3;
     let result = run.result.into_affine();
     eprintln!(
         "msm of {} points on {} in {gpu_ms:.3} ms (first call: includes pipeline creation)",
-        bases.len(),
+        scalars.len(),
         ctx.adapter_info().name
     );
     if args.no_check {
         eprintln!("check: skipped (--no-check)");
     } else {
-        let expected = cpu::msm_reference(&bases, &scalars).into_affine();
+        let expected = cpu::msm_reference(&bases[..scalars.len()], &scalars).into_affine();
         if result != expected {
             eprintln!("check: WRONG (differs from arkworks)");
             return Err(CliError::Mismatch);
@@ -71,7 +72,17 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             files::write(path, &result)?;
             eprintln!("wrote the result to {}", path.display());
         }
-        None => println!("{}", files::hex(&result)),
+        None => {
+            // labelled coordinates, then the arkworks serialization
+            match (result.x(), result.y()) {
+                (Some(x), Some(y)) => {
+                    println!("x = {x}");
+                    println!("y = {y}");
+                }
+                _ => println!("the identity (point at infinity)"),
+            }
+            println!("arkworks uncompressed (hex) = {}", files::hex(&result));
+        }
     }
     Ok(())
 }

@@ -1,12 +1,16 @@
 //! `msm-cli sweep`: the A/B ladder of the knobs in one process. Each variant
-//! changes one knob from `MsmConfig::default()`; variants are timed
-//! interleaved in ABBA order so that drift (clocks, thermals, other load) hits
-//! every variant alike instead of favouring whichever ran first.
+//! changes one knob from `MsmConfig::default()` (or is given with
+//! `--variants`); variants are timed interleaved in ABBA order so that drift
+//! (clocks, thermals, other load) hits every variant alike instead of
+//! favouring whichever ran first. Each rep times the variant end to end
+//! (untimed passes) and, where the adapter has timestamps, once more with
+//! per-pass timestamps for its GPU sum.
 
 use std::time::Instant;
 
 use ark_ec::CurveGroup;
-use msm_core::{cpu, GpuContext, MsmConfig, MsmError, PrefMem};
+use msm_core::sample::ScalarClass;
+use msm_core::{cpu, GpuContext, MsmConfig, MsmError, PrefMem, TaskSplit};
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -24,6 +28,14 @@ pub struct Args {
     /// Seed of the inputs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The variants to time instead of the ladder: knob sets separated by
+    /// `;`, each `name=value,...` over the defaults (`defaults` for none),
+    /// e.g. "defaults; walker_tpb=256,walker_slots=8".
+    #[arg(long)]
+    variants: Option<String>,
+    /// Scalar distribution: random, equal, zero90, bits8 or onebucket.
+    #[arg(long, default_value = "random")]
+    scalars: String,
     /// Print one JSON array (one object per variant) instead of the table.
     #[arg(long)]
     json: bool,
@@ -64,13 +76,34 @@ fn ladder() -> Vec<MsmConfig> {
             ..d.clone()
         });
     }
-    for walker_slots in [2, 4, 8, 16] {
+    for walker_slots in [1, 2, 4, 8, 16] {
         push(MsmConfig {
             walker_slots,
             ..d.clone()
         });
     }
+    for walker_split in [TaskSplit::Equal, TaskSplit::Buckets] {
+        push(MsmConfig {
+            walker_split,
+            ..d.clone()
+        });
+    }
     out
+}
+
+/// The variants of `--variants`.
+fn parse_variants(spec: &str) -> Result<Vec<MsmConfig>, MsmError> {
+    spec.split(';')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| {
+            if v == "defaults" {
+                Ok(MsmConfig::default())
+            } else {
+                MsmConfig::default().with_knobs(v)
+            }
+        })
+        .collect()
 }
 
 /// One variant's fate: not run (its plan is invalid on this adapter), failed
@@ -78,7 +111,11 @@ fn ladder() -> Vec<MsmConfig> {
 enum Outcome {
     Skipped(String),
     Failed(String),
-    Timed { times: Vec<f64>, correct: bool },
+    Timed {
+        times: Vec<f64>,
+        gpu: Vec<f64>,
+        correct: bool,
+    },
 }
 
 struct Variant {
@@ -103,6 +140,8 @@ struct Row {
     median_ms: Option<f64>,
     min_ms: Option<f64>,
     max_ms: Option<f64>,
+    /// Median of the per-pass GPU timestamps' sum (timed reps).
+    gpu_sum_ms: Option<f64>,
     correct: Option<bool>,
     /// This variant's median over the default's: below 1 is faster.
     ratio_to_default: Option<f64>,
@@ -115,9 +154,15 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     if args.reps == 0 {
         return Err(MsmError::InvalidConfig("--reps 0: at least 1 timed repetition is needed".into()).into());
     }
+    let configs = match &args.variants {
+        Some(spec) => parse_variants(spec)?,
+        None => ladder(),
+    };
+    let class: ScalarClass = args.scalars.parse().map_err(MsmError::InvalidConfig)?;
     let ctx = args.gpu.context(MsmConfig::default())?;
     let n = 1usize << args.logn;
-    let (bases, scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
+    let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
+    msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);
     let expected = cpu::msm_reference(&bases, &scalars).into_affine();
     let resident = ctx.upload_bases(&bases);
     let call = |config: &MsmConfig| -> Result<(f64, bool), MsmError> {
@@ -126,17 +171,30 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         let ms = t.elapsed().as_secs_f64() * 1e3;
         Ok((ms, run.result.into_affine() == expected))
     };
+    let timed_call = |config: &MsmConfig| -> Result<Option<(f64, bool)>, MsmError> {
+        if !ctx.has_timestamps() {
+            return Ok(None);
+        }
+        let timed = MsmConfig {
+            timing: true,
+            ..config.clone()
+        };
+        let run = ctx.msm_blocking_with(&resident, &scalars, &timed)?;
+        let sum = run.timings.gpu_pass_ms.map_or(0.0, |p| p.iter().sum());
+        Ok(Some((sum, run.result.into_affine() == expected)))
+    };
 
-    let mut variants: Vec<Variant> = ladder()
+    let mut variants: Vec<Variant> = configs
         .into_iter()
         .map(|config| {
             let outcome = match ctx.plan(n, &config) {
                 Err(e) => Outcome::Skipped(e.to_string()),
                 // Warm-up: pipelines compiled, scratch allocated, checked but untimed.
-                Ok(_) => match call(&config) {
+                Ok(_) => match call(&config).and_then(|r| timed_call(&config).map(|_| r)) {
                     Err(e) => Outcome::Failed(e.to_string()),
                     Ok((_, correct)) => Outcome::Timed {
                         times: Vec::new(),
+                        gpu: Vec::new(),
                         correct,
                     },
                 },
@@ -162,11 +220,15 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         };
         for i in order {
             let v = &mut variants[i];
-            if let Outcome::Timed { times, correct } = &mut v.outcome {
-                match call(&v.config) {
-                    Ok((ms, ok)) => {
+            if let Outcome::Timed { times, gpu, correct } = &mut v.outcome {
+                match call(&v.config).and_then(|r| Ok((r, timed_call(&v.config)?))) {
+                    Ok(((ms, ok), timed)) => {
                         times.push(ms);
                         *correct &= ok;
+                        if let Some((g, ok)) = timed {
+                            gpu.push(g);
+                            *correct &= ok;
+                        }
                     }
                     Err(e) => v.outcome = Outcome::Failed(e.to_string()),
                 }
@@ -199,6 +261,10 @@ fn rows(ctx: &GpuContext, args: &Args, n: usize, variants: &[Variant]) -> Vec<Ro
         Outcome::Timed { times, .. } => Some(summarize(times)),
         _ => None,
     };
+    let gpu_sum = |v: &Variant| match &v.outcome {
+        Outcome::Timed { gpu, .. } if !gpu.is_empty() => Some(summarize(gpu).median),
+        _ => None,
+    };
     let default_median = variants.first().and_then(summary).map(|s| s.median);
     variants
         .iter()
@@ -225,6 +291,7 @@ fn rows(ctx: &GpuContext, args: &Args, n: usize, variants: &[Variant]) -> Vec<Ro
                 median_ms: s.map(|s| s.median),
                 min_ms: s.map(|s| s.min),
                 max_ms: s.map(|s| s.max),
+                gpu_sum_ms: gpu_sum(v),
                 correct,
                 ratio_to_default: s.zip(default_median).map(|(s, d)| s.median / d),
             }
@@ -242,15 +309,16 @@ fn print_table(ctx: &GpuContext, args: &Args, n: usize, rows: &[Row]) {
     );
     let width = rows.iter().map(|r| r.variant.len()).max().unwrap_or(0).max(7);
     println!(
-        "{:<width$}  {:>10}  {:>21}  {:>7}  {:>9}",
-        "variant", "median ms", "min..max ms", "correct", "x default"
+        "{:<width$}  {:>10}  {:>21}  {:>9}  {:>7}  {:>9}",
+        "variant", "median ms", "min..max ms", "gpu ms", "correct", "x default"
     );
     for r in rows {
         match (r.median_ms, r.min_ms, r.max_ms) {
             (Some(med), Some(lo), Some(hi)) => println!(
-                "{:<width$}  {med:>10.3}  {:>21}  {:>7}  {:>9}{}",
+                "{:<width$}  {med:>10.3}  {:>21}  {:>9}  {:>7}  {:>9}{}",
                 r.variant,
                 format!("{lo:.3}..{hi:.3}"),
+                r.gpu_sum_ms.map_or("-".into(), |g| format!("{g:.3}")),
                 if r.correct == Some(true) { "ok" } else { "WRONG" },
                 r.ratio_to_default.map_or("-".into(), |x| format!("{x:.3}")),
                 if r.default { "  (default)" } else { "" },

@@ -16,22 +16,28 @@ use crate::options::{ContextOptions, MsmOptions};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-/** Knobs of an MSM; keys left out keep the context's values. See docs/design.md. */
+/**
+ * Knobs of an MSM; keys left out keep the context's values. Keys are the
+ * camelCase (or snake_case) knob names; values may also be given as strings
+ * (as URL parameters are), "auto" for automatic choices. See docs/design.md.
+ */
 export interface MsmOptions {
   /** Window width in bits (2..=20); default: chosen from the input size. */
-  windowBits?: number;
-  /** Stream-walker threads per workgroup (default 96, at most 256 on WebGPU). */
+  windowBits?: number | "auto";
+  /** Stream-walker threads per workgroup (default 128, at most 256 on WebGPU). */
   walkerTpb?: number;
   /** Where the walker keeps prefix products (default "private"). */
   walkerPrefMem?: "private" | "workgroup";
-  /** Walker slots sharing one inversion, 1..=16 (default 8). */
+  /** Walker slots per thread, 1..=16 (default 4); a workgroup's slots share one inversion. */
   walkerSlots?: number;
   /** Keep dx for the inverse pass (default true). */
   walkerCacheDx?: boolean;
   /** Fuse the walker's inverse and peel passes (default false). */
   walkerFused?: boolean;
   /** Walker threads; default: planned from the input size. */
-  walkerThreads?: number;
+  walkerThreads?: number | "auto";
+  /** Walker tasks: "equal" shares (default) or aligned to "buckets". */
+  walkerSplit?: "equal" | "buckets";
   /** Per-pass GPU timings in the result, where timestamp-query exists (default false). */
   timing?: boolean;
   /** Split MSMs into chunks of at most this many points. */
@@ -45,6 +51,8 @@ export interface ContextOptions {
   fieldLayout?: "13x20" | "16x16" | "32x8-int64";
   /** Field multiplication code; default "looped" on SwiftShader, else "unrolled". */
   fieldCode?: "unrolled" | "looped";
+  /** Field inversion; default "gcd" (binary GCD), "fermat" under a loop cap. */
+  inversion?: "fermat" | "gcd";
   /** Request timestamp-query when the adapter has it (default true). */
   timestamps?: boolean;
   /** Default knobs of this context's MSMs. */
@@ -200,28 +208,26 @@ impl MsmContext {
         wasm_bindgen_futures::future_to_promise(async move {
             let (bases, scalars, config) = prepared.map_err(JsValue::from)?;
             let run = ctx
-                .msm_with(&bases, &scalars, &config)
+                .msm_scalars_with(&bases, msm_core::Scalars::Canonical(&scalars), &config)
                 .await
                 .map_err(|e| JsValue::from(js_error(e)))?;
             Ok(MsmResult::new(run, scalars.len()).into())
         })
     }
 
-    fn prepare(
-        &self,
-        bases: &Bases,
-        scalars: &[u8],
-        options: JsValue,
-    ) -> Result<(Rc<msm_core::Bases>, Vec<Fr>, MsmConfig), JsError> {
+    fn prepare(&self, bases: &Bases, scalars: &[u8], options: JsValue) -> Result<Prepared, JsError> {
         if bases.owner != Rc::as_ptr(&self.ctx) as usize {
             return Err(js_error("these bases were uploaded through another MsmContext"));
         }
         let options: MsmOptions = from_js(options, "MsmOptions")?;
         let config = options.apply(&self.config.borrow()).map_err(js_error)?;
-        let scalars = encoding::scalars(scalars).map_err(js_error)?;
+        let scalars = encoding::scalar_words(scalars).map_err(js_error)?;
         Ok((bases.inner.clone(), scalars, config))
     }
 }
+
+/// An MSM's checked inputs: the bases, the scalars as canonical words, the knobs.
+type Prepared = (Rc<msm_core::Bases>, Vec<[u32; 8]>, MsmConfig);
 
 /// A base set resident on one context's GPU.
 #[wasm_bindgen]
@@ -334,7 +340,7 @@ impl MsmResult {
 /// Names of the four passes, the order of `MsmResult.gpuPassMs`.
 #[wasm_bindgen]
 pub fn passes() -> Vec<String> {
-    msm_core::msm::PASSES.iter().map(|s| s.to_string()).collect()
+    msm_core::Pass::ALL.iter().map(|p| p.name().to_string()).collect()
 }
 
 /// The most points `sampleInputs` makes (memory of a wasm instance).
@@ -388,13 +394,14 @@ impl SampleInputs {
 pub fn cpu_msm(bases: &[u8], scalars: &[u8]) -> Result<Vec<u8>, JsError> {
     let points = encoding::bases_arkworks(bases).map_err(js_error)?;
     let scalars = encoding::scalars(scalars).map_err(js_error)?;
-    if points.len() != scalars.len() {
+    if points.len() < scalars.len() {
         return Err(js_error(msm_core::MsmError::LengthMismatch {
             bases: points.len(),
             scalars: scalars.len(),
         }));
     }
     Ok(encoding::point_arkworks(&msm_core::cpu::msm_reference(
-        &points, &scalars,
+        &points[..scalars.len()],
+        &scalars,
     )))
 }

@@ -112,6 +112,29 @@ pub fn scalars(bytes: &[u8]) -> Result<Vec<Fr>, FormatError> {
 }
 
 /// A canonical little-endian field element (`None` when >= the modulus).
+/// Scalars as canonical words for the GPU, as they are: each checked below r
+/// by comparison, with no field arithmetic.
+pub fn scalar_words(bytes: &[u8]) -> Result<Vec<[u32; 8]>, FormatError> {
+    let r: Vec<u32> = Fr::MODULUS
+        .0
+        .iter()
+        .flat_map(|l| [*l as u32, (*l >> 32) as u32])
+        .collect();
+    items(bytes, SCALAR_BYTES, "scalars")?
+        .enumerate()
+        .map(|(i, b)| {
+            let w: [u32; 8] = std::array::from_fn(|k| u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap()));
+            if w.iter().rev().cmp(r.iter().rev()) == std::cmp::Ordering::Less {
+                Ok(w)
+            } else {
+                Err(FormatError(format!(
+                    "scalars: scalar {i} is not below the group order r"
+                )))
+            }
+        })
+        .collect()
+}
+
 fn field_le<F: PrimeField>(bytes: &[u8]) -> Option<F> {
     let mut repr = F::BigInt::default();
     let mut limbs = [0u64; 4];
@@ -226,6 +249,11 @@ mod tests {
         let mut sb = scalars_bytes(&s);
         sb[32..64].copy_from_slice(&(-Fr::ONE).into_bigint().to_bytes_le());
         assert_eq!(scalars(&sb).unwrap()[1], -Fr::ONE);
+        let words = scalar_words(&sb).unwrap();
+        assert_eq!(words[1], msm_core::cpu::scalar_words(&-Fr::ONE));
+        let mut at_r = sb.clone();
+        at_r[32..64].copy_from_slice(&Fr::MODULUS.to_bytes_le());
+        assert!(scalar_words(&at_r).unwrap_err().0.contains("scalar 1"));
         sb[63] = 0xff;
         assert_eq!(
             scalars(&sb).unwrap_err().0,

@@ -1,37 +1,21 @@
-//! The options objects JS passes in, as serde types over msm-core's knobs.
-//! Unknown keys are errors, so a misspelt knob is never silently ignored.
+//! The options objects JS passes in. Knob objects are applied through
+//! msm-core's one parser (`MsmConfig::set`): keys are the knobs' camelCase (or
+//! snake_case) names, values numbers, booleans or strings ("auto" for the
+//! automatic choices), so the page can hand URL parameters through as text.
+//! Unknown keys and bad values are errors naming the knob.
 
-use msm_core::{FieldLayout, MsmConfig, PrefMem, ReduceOn};
+use std::collections::BTreeMap;
+
+use msm_core::knobs::KNOBS;
+use msm_core::{FieldLayout, Inversion, MsmConfig};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// `MsmOptions` in TypeScript: any subset of the knobs; the rest keep the
 /// context's values (by default msm-core's defaults).
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct MsmOptions {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window_bits: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub walker_tpb: Option<u32>,
-    /// "private" or "workgroup"
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub walker_pref_mem: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub walker_slots: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub walker_cache_dx: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub walker_fused: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub walker_threads: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timing: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_chunk_points: Option<u32>,
-    /// "auto", "gpu" or "host"
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reduce: Option<String>,
-}
+#[serde(transparent)]
+pub struct MsmOptions(pub BTreeMap<String, Value>);
 
 /// `ContextOptions` in TypeScript.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -45,6 +29,9 @@ pub struct ContextOptions {
     /// SwiftShader (Chromium's software WebGPU), unrolled elsewhere.
     #[serde(default)]
     pub field_code: Option<String>,
+    /// "fermat" or "gcd"; default: the adapter's (see msm-core).
+    #[serde(default)]
+    pub inversion: Option<String>,
     /// Request `timestamp-query` for per-pass GPU timings (default true; it is
     /// only used when an MSM asks for `timing`).
     #[serde(default)]
@@ -58,79 +45,36 @@ impl MsmOptions {
     /// `base` with every knob this object sets replaced.
     pub fn apply(&self, base: &MsmConfig) -> Result<MsmConfig, String> {
         let mut c = base.clone();
-        if let Some(v) = self.window_bits {
-            c.window_bits = Some(v);
-        }
-        if let Some(v) = self.walker_tpb {
-            c.walker_tpb = v;
-        }
-        if let Some(v) = &self.walker_pref_mem {
-            c.walker_pref_mem = match v.as_str() {
-                "private" => PrefMem::Private,
-                "workgroup" => PrefMem::Workgroup,
-                other => {
-                    return Err(format!(
-                        "walkerPrefMem: expected \"private\" or \"workgroup\", got {other:?}"
-                    ))
-                }
+        for (name, value) in &self.0 {
+            let text = match value {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                Value::Null => "auto".into(),
+                other => return Err(format!("{name}: expected a number, boolean or string, got {other}")),
             };
-        }
-        if let Some(v) = self.walker_slots {
-            c.walker_slots = v;
-        }
-        if let Some(v) = self.walker_cache_dx {
-            c.walker_cache_dx = v;
-        }
-        if let Some(v) = self.walker_fused {
-            c.walker_fused = v;
-        }
-        if let Some(v) = self.walker_threads {
-            c.walker_threads = Some(v);
-        }
-        if let Some(v) = self.timing {
-            c.timing = v;
-        }
-        if let Some(v) = self.max_chunk_points {
-            c.max_chunk_points = Some(v);
-        }
-        if let Some(v) = &self.reduce {
-            c.reduce = match v.as_str() {
-                "auto" => ReduceOn::Auto,
-                "gpu" => ReduceOn::Gpu,
-                "host" => ReduceOn::Host,
-                other => return Err(format!("reduce: expected \"auto\", \"gpu\" or \"host\", got {other:?}")),
-            };
+            c.set(name, &text).map_err(|e| e.to_string())?;
         }
         Ok(c)
     }
 
-    /// Every knob of `c`, as JS sees them.
+    /// Every knob of `c`, as JS sees them (automatic choices left out).
     pub fn from_config(c: &MsmConfig) -> Self {
-        MsmOptions {
-            window_bits: c.window_bits,
-            walker_tpb: Some(c.walker_tpb),
-            walker_pref_mem: Some(
-                match c.walker_pref_mem {
-                    PrefMem::Private => "private",
-                    PrefMem::Workgroup => "workgroup",
-                }
-                .into(),
-            ),
-            walker_slots: Some(c.walker_slots),
-            walker_cache_dx: Some(c.walker_cache_dx),
-            walker_fused: Some(c.walker_fused),
-            walker_threads: c.walker_threads,
-            timing: Some(c.timing),
-            max_chunk_points: c.max_chunk_points,
-            reduce: Some(
-                match c.reduce {
-                    ReduceOn::Auto => "auto",
-                    ReduceOn::Gpu => "gpu",
-                    ReduceOn::Host => "host",
-                }
-                .into(),
-            ),
+        let mut map = BTreeMap::new();
+        for k in KNOBS {
+            let text = c.get(k.name).expect("every knob has a value");
+            let value = if text == "auto" {
+                continue;
+            } else if let Ok(n) = text.parse::<u64>() {
+                Value::from(n)
+            } else if let Ok(b) = text.parse::<bool>() {
+                Value::from(b)
+            } else {
+                Value::from(text)
+            };
+            map.insert(k.camel.to_string(), value);
         }
+        MsmOptions(map)
     }
 }
 
@@ -153,12 +97,18 @@ impl ContextOptions {
             Some("looped") => Some(msm_core::FieldCode::Looped),
             Some(other) => return Err(format!("fieldCode: expected \"unrolled\" or \"looped\", got {other:?}")),
         };
+        let inversion = match self.inversion.as_deref() {
+            None => None,
+            Some(s) => Some(s.parse::<Inversion>().map_err(|e| format!("inversion: {e}"))?),
+        };
         Ok(msm_core::ContextOptions {
             field_layout,
             field_code,
+            inversion,
             adapter_name: None,
             timestamps: self.timestamps.unwrap_or(true),
             config,
+            pipeline_cache: msm_core::PipelineCacheDir::Off,
         })
     }
 }
@@ -166,6 +116,7 @@ impl ContextOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use msm_core::{PrefMem, ReduceOn, TaskSplit};
 
     fn msm_options(json: &str) -> Result<MsmOptions, String> {
         serde_json::from_str(json).map_err(|e| e.to_string())
@@ -173,7 +124,7 @@ mod tests {
 
     #[test]
     fn knobs_apply_over_the_base() {
-        let o = msm_options(r#"{"walkerTpb": 128, "walkerPrefMem": "workgroup", "walkerSlots": 4, "walkerCacheDx": false, "walkerFused": true, "windowBits": 9, "timing": true, "reduce": "host"}"#).unwrap();
+        let o = msm_options(r#"{"walkerTpb": 128, "walkerPrefMem": "workgroup", "walkerSlots": "4", "walkerCacheDx": false, "walkerFused": true, "windowBits": 9, "timing": true, "reduce": "host", "walker_split": "buckets"}"#).unwrap();
         let c = o.apply(&MsmConfig::default()).unwrap();
         let want = MsmConfig {
             window_bits: Some(9),
@@ -182,6 +133,7 @@ mod tests {
             walker_slots: 4,
             walker_cache_dx: false,
             walker_fused: true,
+            walker_split: TaskSplit::Buckets,
             timing: true,
             reduce: ReduceOn::Host,
             ..Default::default()
@@ -196,20 +148,20 @@ mod tests {
 
     #[test]
     fn mistakes_are_named() {
-        assert!(msm_options(r#"{"walkerTbp": 64}"#).unwrap_err().contains("walkerTbp"));
-        assert!(msm_options(r#"{"walkerTpb": "64"}"#).is_err());
-        let e = msm_options(r#"{"walkerPrefMem": "shared"}"#)
-            .unwrap()
-            .apply(&MsmConfig::default())
-            .unwrap_err();
-        assert!(e.contains("walkerPrefMem") && e.contains("shared"), "{e}");
+        let bad = |json: &str| msm_options(json).unwrap().apply(&MsmConfig::default()).unwrap_err();
+        assert!(bad(r#"{"walkerTbp": 64}"#).contains("walkerTbp"));
+        assert!(bad(r#"{"walkerTpb": [64]}"#).contains("walkerTpb"));
+        let e = bad(r#"{"walkerPrefMem": "shared"}"#);
+        assert!(e.contains("walker_pref_mem") && e.contains("shared"), "{e}");
         let ctx: ContextOptions = serde_json::from_str(r#"{"fieldLayout": "12x22"}"#).unwrap();
         assert!(ctx.to_core().unwrap_err().contains("12x22"));
         let ctx: ContextOptions =
-            serde_json::from_str(r#"{"fieldLayout": "16x16", "config": {"walkerSlots": 2}}"#).unwrap();
+            serde_json::from_str(r#"{"fieldLayout": "16x16", "config": {"walkerSlots": 2}, "inversion": "gcd"}"#)
+                .unwrap();
         let core = ctx.to_core().unwrap();
         assert_eq!(core.field_layout, Some(FieldLayout::Limbs16x16));
         assert_eq!(core.config.walker_slots, 2);
+        assert_eq!(core.inversion, Some(Inversion::BinaryGcd));
         assert!(core.timestamps);
     }
 }

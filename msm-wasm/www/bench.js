@@ -3,7 +3,13 @@
 // exists, and the verdict against arkworks run in wasm on the CPU.
 import init, { MsmContext, SampleInputs, cpuMsm, passes } from "./pkg/msm_wasm.js";
 
-const KNOBS = ["logn", "reps", "wtpb", "prefmem", "ws", "cachedx", "fused", "seed"];
+// The page's own fields; every other form field and URL parameter is a knob,
+// handed as text to msm-core's one parser (names, camelCase names or aliases
+// as in docs/design.md; an empty field keeps the default).
+const PAGE = ["logn", "reps", "seed"];
+const FORM_KNOBS = ["wtpb", "prefmem", "ws", "cachedx", "fused", "split"];
+const KNOBS = [...PAGE, ...FORM_KNOBS];
+const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
 let context = null;
 
@@ -40,14 +46,9 @@ async function run(event) {
     setState("running", "starting WebGPU");
     context ??= await MsmContext.create();
     const adapter = context.adapter;
-    const options = {
-      walkerTpb: Number(k.wtpb),
-      walkerPrefMem: k.prefmem,
-      walkerSlots: Number(k.ws),
-      walkerCacheDx: k.cachedx === "true",
-      walkerFused: k.fused === "true",
-      timing: adapter.timestamps,
-    };
+    const options = { timing: adapter.timestamps };
+    for (const name of FORM_KNOBS) if (k[name] !== "") options[name] = k[name];
+    for (const [name, value] of params) if (!KNOBS.includes(name)) options[name] = value;
     setState("running", `generating 2^${k.logn} inputs`);
     const inputs = new SampleInputs(n, BigInt(k.seed));
     const basesBytes = inputs.bases;
@@ -100,7 +101,6 @@ async function run(event) {
 }
 
 await init();
-const params = new URLSearchParams(location.search);
 for (const name of KNOBS) {
   if (params.has(name)) $(name).value = params.get(name);
 }
@@ -108,6 +108,6 @@ $("knobs").addEventListener("submit", run);
 if (!("gpu" in navigator)) {
   $("error").textContent = "This browser has no WebGPU (navigator.gpu is missing).";
   setState("error", "no WebGPU");
-} else if ([...params.keys()].some((name) => KNOBS.includes(name))) {
+} else if ([...params.keys()].length > 0) {
   run();
 }
