@@ -173,5 +173,8 @@ pub fn config_line(c: &MsmConfig) -> String {
     if let Some(w) = c.window_bits {
         s += &format!(" c={w}");
     }
+    if c.walker_unroll {
+        s += " unroll";
+    }
     s
 }

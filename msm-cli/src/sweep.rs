@@ -82,6 +82,12 @@ fn ladder() -> Vec<MsmConfig> {
             ..d.clone()
         });
     }
+    for walker_unroll in [false, true] {
+        push(MsmConfig {
+            walker_unroll,
+            ..d.clone()
+        });
+    }
     for walker_split in [TaskSplit::Equal, TaskSplit::Buckets] {
         push(MsmConfig {
             walker_split,

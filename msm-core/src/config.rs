@@ -64,6 +64,10 @@ pub struct MsmConfig {
     pub walker_cache_dx: bool,
     /// Fuse the inverse and peel passes (default off): fewer loads, more live registers.
     pub walker_fused: bool,
+    /// Write the walker's slot loops out S times (default off): constant slot
+    /// indices let a driver keep slot state in registers instead of local
+    /// memory, at the cost of S copies of the slot code.
+    pub walker_unroll: bool,
     /// Number of walker threads; `None`: chosen by [`crate::plan`] from the
     /// entry count and the adapter (task length, occupancy, loop budget).
     pub walker_threads: Option<u32>,
@@ -88,6 +92,7 @@ impl Default for MsmConfig {
             walker_slots: 4,
             walker_cache_dx: true,
             walker_fused: false,
+            walker_unroll: false,
             walker_threads: None,
             walker_split: TaskSplit::Equal,
             timing: false,
@@ -105,6 +110,7 @@ impl MsmConfig {
             pref_workgroup: self.walker_pref_mem == PrefMem::Workgroup,
             cache_dx: self.walker_cache_dx,
             fused: self.walker_fused,
+            unroll: self.walker_unroll,
         }
     }
 }

@@ -62,6 +62,12 @@ pub const KNOBS: &[Knob] = &[
         values: "true | false",
     },
     Knob {
+        name: "walker_unroll",
+        camel: "walkerUnroll",
+        alias: "unroll",
+        values: "true | false",
+    },
+    Knob {
         name: "walker_threads",
         camel: "walkerThreads",
         alias: "wthreads",
@@ -199,6 +205,7 @@ impl MsmConfig {
                 "walker_slots" => self.walker_slots = parse(v)?,
                 "walker_cache_dx" => self.walker_cache_dx = parse(v)?,
                 "walker_fused" => self.walker_fused = parse(v)?,
+                "walker_unroll" => self.walker_unroll = parse(v)?,
                 "walker_threads" => self.walker_threads = auto_or(v)?,
                 "walker_split" => self.walker_split = parse(v)?,
                 "timing" => self.timing = parse(v)?,
@@ -220,6 +227,7 @@ impl MsmConfig {
             "walker_slots" => self.walker_slots.to_string(),
             "walker_cache_dx" => self.walker_cache_dx.to_string(),
             "walker_fused" => self.walker_fused.to_string(),
+            "walker_unroll" => self.walker_unroll.to_string(),
             "walker_threads" => show(self.walker_threads),
             "walker_split" => self.walker_split.to_string(),
             "timing" => self.timing.to_string(),
@@ -266,7 +274,7 @@ mod tests {
     #[test]
     fn every_knob_round_trips_through_text() {
         let c = MsmConfig::default()
-            .with_knobs("window_bits=9,walkerTpb=64,prefmem=workgroup,ws=2,cachedx=false,fused=true")
+            .with_knobs("window_bits=9,walkerTpb=64,prefmem=workgroup,ws=2,cachedx=false,fused=true,unroll=true")
             .unwrap()
             .with_knobs("walker_threads=77 split=buckets timing=true chunk=1000 reduce=host")
             .unwrap();

@@ -222,7 +222,10 @@ impl MsmConfig {
                     "walker_threads = {threads} times walker_slots = {s} exceeds {max_tasks} walker tasks"
                 ))
             })?;
-        let segments = buckets.div_ceil(reduce_segment(windows, buckets)).max(1);
+        // reduce's windows kernel sums at most WIN_WG groups of WG segments
+        let max_segments = crate::passes::reduce::WG * crate::passes::reduce::WIN_WG;
+        let per = reduce_segment(windows, buckets).max(buckets.div_ceil(max_segments));
+        let segments = buckets.div_ceil(per).max(1);
         let plan = Plan {
             n: n32,
             c,

@@ -129,3 +129,24 @@ fn gcd_inversions_in_the_msm_match_arkworks() {
         }
     }
 }
+
+/// The walker with its slot loops written out, for several S, fused or not,
+/// on random inputs and the adversarial classes.
+#[test]
+fn unrolled_walker_matches_arkworks() {
+    let ctx = fastest_ctx();
+    let (bases, scalars) = msm_core::sample::inputs(3000, 22);
+    let cases = msm_core::sample::adversarial(101, 23);
+    for (slots, fused) in [(1, false), (4, false), (4, true), (8, false)] {
+        let config = MsmConfig {
+            walker_unroll: true,
+            walker_slots: slots,
+            walker_fused: fused,
+            ..Default::default()
+        };
+        check(ctx, &bases, &scalars, &config, "unrolled, random");
+        for (what, b, s) in cases.iter().step_by(2) {
+            check(ctx, b, s, &config, &format!("unrolled, {what}"));
+        }
+    }
+}

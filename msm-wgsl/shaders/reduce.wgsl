@@ -1,21 +1,24 @@
 // reduce: window sums W_j = sum_k k B_{j,k} by running sums, then one point
 // per window for the host's Horner step Q = sum_j 2^(c j) W_j.
 //
-// segments: workgroup (x, j) covers segments x * WG.. of window j; segment g
-//   covers buckets [lo, hi) of the window, walking down:
-//   running += B_i; total += running  =>  total = sum (i - lo + 1) B_i;
-//   it adds lo * running (double-and-add, c bits) to weight by digit i + 1;
-//   the workgroup sums its segments in a tree and writes one group sum.
-// windows: one workgroup per window sums its group sums (tree).
+// segments: invocation (g, j) sums segment g of window j, buckets [lo, hi),
+//   walking down: running += B_i; total += running  =>  total = sum (i - lo
+//   + 1) B_i; it adds lo * running (double-and-add, c bits) to weight by
+//   digit i + 1, and writes the segment's sum.
+// groups: workgroup (x, j) sums segments x * WG.. of window j in a tree.
+// windows: one workgroup per window sums its group sums in a tree.
 //
-// Each point addition is one call site of xyzz_add fed by a small state
-// machine: drivers inline every call, and the first version's seven inlined
-// additions took NVIDIA's compiler 96 s (docs/benchmarks.md).
+// Each kernel has one call site of xyzz_add (segments feeds its one from a
+// small state machine): drivers inline every call, and compile time grows
+// faster than the code: the first version's seven inlined additions took
+// NVIDIA's compiler 96 s, two per kernel still 10-12 s (docs/benchmarks.md).
 #import config
 #import curve
 
-// workgroup size of both entry points
+// workgroup size of segments and groups
 override WG: u32 = 64u;
+// workgroup size of windows: at least the groups of a window
+override WIN_WG: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> params: MsmParams;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
@@ -23,23 +26,17 @@ override WG: u32 = 64u;
 @group(0) @binding(3) var<storage, read_write> group_sums: array<array<u32, 32>>;
 @group(0) @binding(4) var<storage, read_write> window_sums: array<array<u32, 32>>;
 @group(0) @binding(5) var<storage, read> split_sums: array<array<u32, 32>>;
+@group(0) @binding(6) var<storage, read_write> segment_sums: array<array<u32, 32>>;
 
 var<workgroup> tree: array<array<u32, 32>, WG>;
+var<workgroup> win_tree: array<array<u32, 32>, WIN_WG>;
 
 // Group sums per window: segments / WG, rounded up.
 fn groups_per_window() -> u32 {
     return (params.segments + WG - 1u) / WG;
 }
 
-// Sums tree[0..WG) into tree[0] (call in uniform control flow, after a barrier).
-fn tree_sum(li: u32) {
-    for (var half = WG / 2u; half > 0u; half >>= 1u) {
-        if li < half {
-            tree[li] = xyzz_pack(xyzz_add(xyzz_unpack(tree[li]), xyzz_unpack(tree[li + half])));
-        }
-        workgroupBarrier();
-    }
-}
+
 
 // The bucket sum of bucket b as XYZZ (identity when empty).
 fn bucket_point(b: u32) -> Xyzz {
@@ -151,33 +148,50 @@ fn segment_sum(j: u32, g: u32) -> Xyzz {
 }
 
 @compute @workgroup_size(WG)
-fn segments(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+fn segments(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let j = gid.y;
+    let g = gid.x;
+    if g < params.segments {
+        segment_sums[j * params.segments + g] = xyzz_pack(segment_sum(j, g));
+    }
+}
+
+@compute @workgroup_size(WG)
+fn groups(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
     let j = wid.y;
     let g = wid.x * WG + li;
-    var total = xyzz_identity();
+    tree[li] = xyzz_pack(xyzz_identity());
     if g < params.segments {
-        total = segment_sum(j, g);
+        tree[li] = segment_sums[j * params.segments + g];
     }
-    tree[li] = xyzz_pack(total);
     workgroupBarrier();
-    tree_sum(li);
+    for (var half = WG / 2u; half > 0u; half >>= 1u) {
+        if li < half {
+            tree[li] = xyzz_pack(xyzz_add(xyzz_unpack(tree[li]), xyzz_unpack(tree[li + half])));
+        }
+        workgroupBarrier();
+    }
     if li == 0u {
         group_sums[j * groups_per_window() + wid.x] = tree[0];
     }
 }
 
-@compute @workgroup_size(WG)
+@compute @workgroup_size(WIN_WG)
 fn windows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
     let j = wid.x;
     let groups = groups_per_window();
-    var acc = xyzz_identity();
-    for (var g = li; g < groups; g += WG) {
-        acc = xyzz_add(acc, xyzz_unpack(group_sums[j * groups + g]));
+    win_tree[li] = xyzz_pack(xyzz_identity());
+    if li < groups {
+        win_tree[li] = group_sums[j * groups + li];
     }
-    tree[li] = xyzz_pack(acc);
     workgroupBarrier();
-    tree_sum(li);
+    for (var half = WIN_WG / 2u; half > 0u; half >>= 1u) {
+        if li < half {
+            win_tree[li] = xyzz_pack(xyzz_add(xyzz_unpack(win_tree[li]), xyzz_unpack(win_tree[li + half])));
+        }
+        workgroupBarrier();
+    }
     if li == 0u {
-        window_sums[j] = tree[0];
+        window_sums[j] = win_tree[0];
     }
 }

@@ -197,7 +197,7 @@ fn main(
     let t = gid.x + gid.y * nwg.x * TPB;
     let in_range = t * S < params.tasks;
     let total = offsets[params.windows * params.buckets];
-    for (var s = 0u; s < S; s++) {
+#unroll s S
         let k = t * S + s;
         var a = 0u;
         var b = 0u;
@@ -219,12 +219,12 @@ fn main(
         pos[s] = a;
         open[s] = false;
         acc_valid[s] = false;
-    }
+#endunroll
     loop {
         var live = false;
         var prefix = FQ_ONE;
         // forward: choose each slot's addition, accumulate the prefix product
-        for (var s = 0u; s < S; s++) {
+#unroll s S
             var den = FQ_ONE;
             kind[s] = KIND_NONE;
             if pos[s] < task_end[s] {
@@ -257,7 +257,7 @@ fn main(
 #endif
             prefix = fq_mul(prefix, den);
             pref_store(li, s, fq_pack(prefix));
-        }
+#endunroll
         if live {
             atomicAdd(&live_count, 1u);
         }
@@ -271,7 +271,7 @@ fn main(
         }
         var inv = batch_inverse(li, prefix);
         // inverse: walk back, peeling one denominator per slot
-        for (var i = 0u; i < S; i++) {
+#unroll i S
             let s = S - 1u - i;
             var inv_s = inv;
             if s > 0u {
@@ -283,11 +283,11 @@ fn main(
 #else
             pref_store(li, s, fq_pack(inv_s));
 #endif
-        }
+#endunroll
 #ifndef FUSED
-        for (var s = 0u; s < S; s++) {
+#unroll s S
             peel(s, fq_unpack(pref_load(li, s)), t * S + s, total);
-        }
+#endunroll
 #endif
     }
 }

@@ -1,6 +1,9 @@
-//! A small text-level WGSL preprocessor: `#import module` and `#ifdef` / `#ifndef` /
-//! `#else` / `#endif`. Its output is plain WGSL, so native and browser builds see
-//! the same shader text.
+//! A small text-level WGSL preprocessor: `#import module`, `#ifdef` / `#ifndef` /
+//! `#else` / `#endif`, and `#unroll VAR BOUND` ... `#endunroll` (a loop over
+//! VAR in 0..BOUND, written out as BOUND blocks `{ let VAR = k; ... }` when an
+//! unroll count is given, so that arrays indexed by VAR get constant
+//! indices). Its output is plain WGSL, so native and browser builds see the
+//! same shader text.
 
 use std::collections::HashSet;
 
@@ -33,35 +36,78 @@ pub trait ModuleSource {
 }
 
 /// Expands `root` (named `name` in errors). Each module is included once, at its
-/// first `#import`; `defines` selects `#ifdef` branches.
+/// first `#import`; `defines` selects `#ifdef` branches; `#unroll` blocks stay
+/// loops.
 pub fn preprocess(
     name: &str,
     root: &str,
     modules: &dyn ModuleSource,
     defines: &HashSet<&str>,
 ) -> Result<String, PreprocessError> {
+    preprocess_unrolled(name, root, modules, defines, None)
+}
+
+/// [`preprocess`], writing `#unroll` blocks out `unroll` times when given.
+pub fn preprocess_unrolled(
+    name: &str,
+    root: &str,
+    modules: &dyn ModuleSource,
+    defines: &HashSet<&str>,
+    unroll: Option<u32>,
+) -> Result<String, PreprocessError> {
     let mut out = String::new();
     let mut included = HashSet::new();
     let mut stack = vec![name.to_string()];
-    expand(name, root, modules, defines, &mut included, &mut stack, &mut out)?;
+    let ctx = Ctx {
+        modules,
+        defines,
+        unroll,
+    };
+    expand(name, root, &ctx, &mut included, &mut stack, &mut out)?;
     Ok(out)
+}
+
+struct Ctx<'a> {
+    modules: &'a dyn ModuleSource,
+    defines: &'a HashSet<&'a str>,
+    unroll: Option<u32>,
 }
 
 fn expand(
     file: &str,
     text: &str,
-    modules: &dyn ModuleSource,
-    defines: &HashSet<&str>,
+    ctx: &Ctx<'_>,
     included: &mut HashSet<String>,
     stack: &mut Vec<String>,
     out: &mut String,
 ) -> Result<(), PreprocessError> {
+    let (modules, defines) = (ctx.modules, ctx.defines);
+    // an open #unroll: (its line, VAR, BOUND, body so far)
+    let mut unrolling: Option<(usize, String, String, String)> = None;
     // Each entry: (this branch active, some branch of this #if already taken, parent active).
     let mut conds: Vec<(bool, bool)> = Vec::new();
     let active = |conds: &Vec<(bool, bool)>| conds.iter().all(|c| c.0);
     for (idx, raw) in text.lines().enumerate() {
         let line = idx + 1;
         let trimmed = raw.trim_start();
+        if let Some((_, var, bound, body)) = &mut unrolling {
+            if trimmed.trim_end() != "#endunroll" {
+                body.push_str(raw);
+                body.push('\n');
+                continue;
+            }
+            let copies: Vec<String> = match ctx.unroll {
+                Some(n) => (0..n).map(|k| format!("{{\nlet {var} = {k}u;\n{body}}}\n")).collect(),
+                None => vec![format!("for (var {var} = 0u; {var} < {bound}; {var}++) {{\n{body}}}\n")],
+            };
+            unrolling = None;
+            if active(&conds) {
+                for copy in copies {
+                    expand(file, &copy, ctx, included, stack, out)?;
+                }
+            }
+            continue;
+        }
         let Some(directive) = trimmed.strip_prefix('#') else {
             if active(&conds) {
                 out.push_str(raw);
@@ -78,6 +124,11 @@ fn expand(
             directive: format!("#{word}"),
         };
         match word {
+            "unroll" => {
+                let bound = words.next().unwrap_or("").to_string();
+                unrolling = Some((line, arg.to_string(), bound, String::new()));
+            }
+            "endunroll" => return Err(err_unbalanced()),
             "ifdef" | "ifndef" => {
                 let holds = defines.contains(arg) == (word == "ifdef");
                 conds.push((holds, holds));
@@ -109,7 +160,7 @@ fn expand(
                     module: arg.into(),
                 })?;
                 stack.push(arg.to_string());
-                expand(arg, &src, modules, defines, included, stack, out)?;
+                expand(arg, &src, ctx, included, stack, out)?;
                 stack.pop();
             }
             _ => {
@@ -121,7 +172,7 @@ fn expand(
             }
         }
     }
-    if !conds.is_empty() {
+    if !conds.is_empty() || unrolling.is_some() {
         return Err(PreprocessError::Unclosed { file: file.into() });
     }
     Ok(())
@@ -162,6 +213,21 @@ mod tests {
         assert_eq!(run(src, &[], &["X"]).unwrap(), "x\nnoty\nend\n");
         assert_eq!(run(src, &[], &["X", "Y"]).unwrap(), "x\ny\nend\n");
         assert_eq!(run(src, &[], &[]).unwrap(), "notx\nend\n");
+    }
+
+    #[test]
+    fn unroll_writes_blocks_or_keeps_the_loop() {
+        let m = Map(HashMap::new());
+        let src = "#unroll s S\n#ifdef X\nx[s] = s;\n#endif\n#endunroll\nend\n";
+        let defs: HashSet<&str> = ["X"].into_iter().collect();
+        let rolled = preprocess("root", src, &m, &defs).unwrap();
+        assert_eq!(rolled, "for (var s = 0u; s < S; s++) {\nx[s] = s;\n}\nend\n");
+        let unrolled = preprocess_unrolled("root", src, &m, &defs, Some(2)).unwrap();
+        assert_eq!(
+            unrolled,
+            "{\nlet s = 0u;\nx[s] = s;\n}\n{\nlet s = 1u;\nx[s] = s;\n}\nend\n"
+        );
+        assert!(preprocess("root", "#unroll s S\n", &m, &defs).is_err());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use crate::fieldgen::{field_module_for, scalar_module, FieldCode, FieldOptions, Inversion};
 use crate::layout::FieldLayout;
-use crate::preprocess::{preprocess, ModuleSource, PreprocessError};
+use crate::preprocess::{preprocess_unrolled, ModuleSource, PreprocessError};
 
 /// Shared modules, importable with `#import <name>`.
 struct Modules<'a> {
@@ -41,6 +41,9 @@ pub struct WalkerVariant {
     pub cache_dx: bool,
     /// Fuse the inverse and peel passes.
     pub fused: bool,
+    /// Write the slot loops out S times (constant slot indices, so drivers
+    /// can keep slot state in registers) instead of looping.
+    pub unroll: bool,
 }
 
 /// One shader of the library.
@@ -154,7 +157,9 @@ impl ShaderLibrary {
             defines.insert("FIELD_INT64");
         }
         let mut walker_config = String::new();
+        let mut unroll = None;
         if let ShaderId::StreamWalker(v) = id {
+            unroll = v.unroll.then_some(v.slots);
             walker_config = format!("// slots per walker thread\nconst S: u32 = {}u;\n", v.slots);
             for (on, name) in [
                 (v.pref_workgroup, "PREF_WORKGROUP"),
@@ -171,6 +176,6 @@ impl ShaderLibrary {
             scalar: &self.scalar,
             walker_config,
         };
-        preprocess(id.label(), id.root(), &modules, &defines)
+        preprocess_unrolled(id.label(), id.root(), &modules, &defines, unroll)
     }
 }

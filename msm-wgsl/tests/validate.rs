@@ -19,12 +19,15 @@ fn walker_variants() -> Vec<WalkerVariant> {
         for pref_workgroup in [false, true] {
             for cache_dx in [false, true] {
                 for fused in [false, true] {
-                    v.push(WalkerVariant {
-                        slots,
-                        pref_workgroup,
-                        cache_dx,
-                        fused,
-                    });
+                    for unroll in [false, true] {
+                        v.push(WalkerVariant {
+                            slots,
+                            pref_workgroup,
+                            cache_dx,
+                            fused,
+                            unroll,
+                        });
+                    }
                 }
             }
         }

@@ -106,7 +106,7 @@ pub fn count(plan: &Plan, config: &MsmConfig, counts: &[u32]) -> OpCounts {
         weights += bits * DBL_MULS + (lo.count_ones() as u64 - 1) * ADD_MULS + ADD_MULS;
     }
     let groups_per_window = reduce::groups_per_window(plan) as u64;
-    let trees = (groups_per_window + 1) * (reduce::WG as u64 - 1) * ADD_MULS;
+    let trees = (groups_per_window * (reduce::WG as u64 - 1) + reduce::WIN_WG as u64 - 1) * ADD_MULS;
     out.muls[3] = plan.windows as u64 * (plan.buckets as u64 * (MADD_MULS + ADD_MULS) + weights + trees)
         + splits * (ADD_MULS - MADD_MULS);
     out

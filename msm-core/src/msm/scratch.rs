@@ -33,6 +33,7 @@ pub(crate) struct Scratch {
     pub(crate) chain_levels: [wgpu::Buffer; 3],
     /// XYZZ sums of split buckets, one slot per walker task.
     pub(crate) split_sums: wgpu::Buffer,
+    pub(crate) segment_sums: wgpu::Buffer,
     pub(crate) group_sums: wgpu::Buffer,
     pub(crate) window_sums: wgpu::Buffer,
     /// Bind groups of the four passes per (bases id, part index).
@@ -71,6 +72,10 @@ impl GpuContext {
                 )
             }),
             split_sums: buf("walker_combine.split_sums", plan.tasks as u64 * reduce::XYZZ_BYTES),
+            segment_sums: buf(
+                "reduce.segment_sums",
+                plan.windows as u64 * plan.segments as u64 * reduce::XYZZ_BYTES,
+            ),
             group_sums: buf("reduce.group_sums", plan.windows as u64 * groups * reduce::XYZZ_BYTES),
             window_sums: buf("reduce.window_sums", plan.windows as u64 * reduce::XYZZ_BYTES),
             bind_groups: HashMap::new(),
@@ -149,6 +154,7 @@ impl GpuContext {
                         &s.group_sums,
                         &s.window_sums,
                         &s.split_sums,
+                        &s.segment_sums,
                     ],
                 };
                 self.counters

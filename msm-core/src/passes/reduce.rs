@@ -1,12 +1,15 @@
 //! reduce (`msm-wgsl/shaders/reduce.wgsl`): window sums by running sums over
-//! segments of buckets, a tree per workgroup, then one sum per window.
+//! segments of buckets, a tree per group of segments, then a tree per window.
 //! CPU twin: [`crate::cpu::reduce`].
 
 use super::{Binding, Kernel};
 use crate::plan::Plan;
 
-/// Workgroup size of both kernels (override `WG`; a power of two).
+/// Workgroup size of `segments` and `groups` (override `WG`; a power of two).
 pub const WG: u32 = 64;
+/// Workgroup size of `windows` (override `WIN_WG`; a power of two, at least
+/// the groups of a window: the plan keeps at most 16,384 segments a window).
+pub const WIN_WG: u32 = 256;
 /// Bytes of one XYZZ point (32 words).
 pub const XYZZ_BYTES: u64 = 128;
 
@@ -17,6 +20,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding::write(3, "group_sums"),
     Binding::write(4, "window_sums"),
     Binding::read(5, "split_sums"),
+    Binding::write(6, "segment_sums"),
 ];
 
 /// Group sums per window: segments / WG, rounded up.
@@ -25,10 +29,11 @@ pub fn groups_per_window(plan: &Plan) -> u32 {
 }
 
 pub fn kernels(plan: &Plan) -> Vec<Kernel> {
+    debug_assert!(groups_per_window(plan) <= WIN_WG);
+    let groups = groups_per_window(plan);
     vec![
-        Kernel::new("segments", WG, groups_per_window(plan))
-            .rows(plan.windows)
-            .with("WG", WG),
-        Kernel::new("windows", WG, plan.windows).with("WG", WG),
+        Kernel::new("segments", WG, groups).rows(plan.windows).with("WG", WG),
+        Kernel::new("groups", WG, groups).rows(plan.windows).with("WG", WG),
+        Kernel::new("windows", WIN_WG, plan.windows).with("WIN_WG", WIN_WG),
     ]
 }
