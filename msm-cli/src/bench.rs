@@ -104,9 +104,16 @@ struct Report {
     /// bucket sizes; an inversion counted as 344 multiplications).
     ops: OpCounts,
     inversion_share: f64,
+    /// Warm calls' host phases (wall clock): plans and lookups, scalar
+    /// upload, recording and submission, the wait for results, Horner.
+    prepare_ms: Summary,
     scalar_upload_ms: Summary,
+    submit_ms: Summary,
+    wait_ms: Summary,
     gpu_wall_ms: Summary,
     host_combine_ms: Summary,
+    /// Timed runs: first kernel start to last kernel end (passes plus gaps).
+    gpu_span_ms: Option<Summary>,
     arkworks_ms: Option<Summary>,
     arkworks_threads: usize,
     speedup_vs_arkworks: Option<f64>,
@@ -147,6 +154,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     // add overhead, so they are reported apart).
     let mut warm = Vec::new();
     let (mut upload, mut wall, mut combine) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut prepare, mut submit, mut wait, mut span) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut warm_correct = true;
     for _ in 0..args.reps {
         let t = Instant::now();
@@ -154,6 +162,9 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         warm.push(t.elapsed().as_secs_f64() * 1e3);
         warm_correct &= run.result.into_affine() == expected;
         upload.push(run.timings.upload_ms);
+        prepare.push(run.timings.prepare_ms);
+        submit.push(run.timings.submit_ms);
+        wait.push(run.timings.wait_ms);
         wall.push(run.timings.gpu_wall_ms);
         combine.push(run.timings.host_combine_ms);
     }
@@ -170,6 +181,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
             if let Some(p) = run.timings.gpu_pass_ms {
                 passes.push(p);
             }
+            span.extend(run.timings.gpu_span_ms);
             for (label, ms) in run.timings.gpu_kernel_ms {
                 kernels.entry(label).or_default().push(ms);
             }
@@ -239,7 +251,11 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         } else {
             "unavailable (no timestamp queries)"
         },
+        prepare_ms: summarize(&prepare),
         scalar_upload_ms: summarize(&upload),
+        submit_ms: summarize(&submit),
+        wait_ms: summarize(&wait),
+        gpu_span_ms: (!span.is_empty()).then(|| summarize(&span)),
         gpu_wall_ms: summarize(&wall),
         host_combine_ms: summarize(&combine),
         arkworks_ms,
@@ -309,6 +325,12 @@ fn print_report(ctx: &msm_core::GpuContext, r: &Report) {
                 }
             }
             println!("  gpu sum         {}", ms(sum));
+            if let Some(span) = &r.gpu_span_ms {
+                println!(
+                    "  gpu span        {}  (first kernel start to last kernel end)",
+                    ms(span)
+                );
+            }
             if let Some(h) = r.host_overhead_ms {
                 println!("  host overhead   {h:.3} ms (warm median minus gpu sum median)");
             }
@@ -325,7 +347,10 @@ fn print_report(ctx: &msm_core::GpuContext, r: &Report) {
         o.walker_additions as f64 / 1e6,
         o.walker_iterations
     );
+    println!("  prepare        {}  [wall clock]", ms(&r.prepare_ms));
     println!("  scalar upload  {}  [wall clock]", ms(&r.scalar_upload_ms));
+    println!("  record+submit  {}  [wall clock]", ms(&r.submit_ms));
+    println!("  wait           {}  [wall clock]", ms(&r.wait_ms));
     println!("  gpu + readback {}  [wall clock]", ms(&r.gpu_wall_ms));
     println!("  host combine   {}  [wall clock]", ms(&r.host_combine_ms));
     match (&r.arkworks_ms, r.speedup_vs_arkworks) {

@@ -32,7 +32,7 @@ pub use context::{
 };
 pub use diagnostics::MsmStages;
 pub use error::MsmError;
-pub use msm::{MsmRun, MsmTimings, Scalars};
+pub use msm::{MsmBatchRun, MsmRun, MsmTimings, Scalars};
 pub use msm_wgsl::{FieldCode, FieldLayout, Inversion};
 pub use passes::Pass;
 pub use plan::Plan;

@@ -11,13 +11,24 @@ use crate::error::MsmError;
 impl GpuContext {
     /// Creates a buffer (counted in [`GpuContext::created_objects`]).
     pub(crate) fn create_buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.create_buffer_mapped(label, size, usage, false)
+    }
+
+    /// [`GpuContext::create_buffer`], optionally mapped at creation.
+    pub(crate) fn create_buffer_mapped(
+        &self,
+        label: &str,
+        size: u64,
+        usage: wgpu::BufferUsages,
+        mapped: bool,
+    ) -> wgpu::Buffer {
         self.counters.buffers.fetch_add(1, Ordering::Relaxed);
         self.counters.buffer_bytes.fetch_add(size, Ordering::Relaxed);
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
             usage,
-            mapped_at_creation: false,
+            mapped_at_creation: mapped,
         })
     }
 

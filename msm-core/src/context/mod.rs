@@ -72,6 +72,8 @@ pub struct GpuContext {
     pub(crate) scratch: Mutex<Vec<crate::msm::Scratch>>,
     /// MAP_READ buffers for results, pooled across calls.
     pub(crate) results: Mutex<Vec<wgpu::Buffer>>,
+    /// Mapped staging buffers for scalars, pooled across calls.
+    pub(crate) staging: Mutex<Vec<crate::msm::Staging>>,
     pub(crate) config: MsmConfig,
     timestamps: bool,
     pub(crate) counters: Counters,
@@ -226,6 +228,7 @@ impl GpuContext {
             shaders: ShaderLibrary::with_options(field)?,
             scratch: Mutex::default(),
             results: Mutex::default(),
+            staging: Mutex::default(),
             config: Default::default(),
             timestamps,
             counters: Counters::default(),

@@ -1,32 +1,34 @@
 //! The MSM on the GPU: preprocess -> stream_walker -> walker_combine -> reduce,
 //! then the host's Horner step over the window sums.
 //!
-//! [`GpuContext::msm_with`] is the checked entry point (lengths, layout, empty
-//! input); it calls the unchecked core, which splits the input into chunks
-//! (base parts, binding limits, `max_chunk_points`), records and submits each
-//! chunk behind the previous one, and maps one results buffer at the end.
+//! [`GpuContext::msm_with`] and [`GpuContext::msm_batch_with`] are the
+//! checked entry points (lengths, layout); they call the unchecked core
+//! (`run`), which cuts the input into jobs (vectors, base parts, binding
+//! limits, `max_chunk_points`), stages them, submits once and maps one
+//! results buffer at the end.
 
+mod batch;
 mod readback;
 mod record;
+mod run;
 mod scratch;
 mod upload;
 
 use ark_bn254::{Fr, G1Affine, G1Projective};
-use ark_ff::Zero;
 
+pub use batch::MsmBatchRun;
 pub use readback::{bucket_point, record_point};
-pub(crate) use readback::{decode_window_sums, RESULT_STRIDE, WINDOW_BYTES};
+pub(crate) use readback::{decode_window_sums, WINDOW_BYTES};
 pub(crate) use scratch::Scratch;
+pub(crate) use upload::Staging;
 
-use crate::bases::{BasePart, Bases};
+use crate::bases::Bases;
 use crate::config::MsmConfig;
 use crate::context::GpuContext;
-use crate::cpu;
 use crate::error::MsmError;
-use crate::layout::{MsmParams, SCALARS_CANONICAL, SCALARS_MONTGOMERY};
+use crate::layout::{SCALARS_CANONICAL, SCALARS_MONTGOMERY};
 use crate::passes::Pass;
 use crate::plan::Plan;
-use crate::repr::FieldRepr;
 
 /// Where the time of one MSM went.
 #[derive(Clone, Debug, Default)]
@@ -37,8 +39,19 @@ pub struct MsmTimings {
     /// GPU time per kernel (`pass.entry`, ms), in recording order, summed over
     /// chunks; empty without timestamps.
     pub gpu_kernel_ms: Vec<(String, f64)>,
+    /// Host: chunking, plans and pipeline lookups before the first upload
+    /// (wall clock, ms).
+    pub prepare_ms: f64,
     /// Host: scalar conversion and upload (wall clock, ms).
     pub upload_ms: f64,
+    /// Host: binding, recording and submitting the passes (wall clock, ms).
+    pub submit_ms: f64,
+    /// Host: waiting for the results after the last submission (wall clock,
+    /// ms): the GPU's remaining work, the scalars' copy and the readback.
+    pub wait_ms: f64,
+    /// GPU: first kernel's start to last kernel's end, summed over chunks
+    /// (ms; timed runs only): the passes plus the gaps between kernels.
+    pub gpu_span_ms: Option<f64>,
     /// Host: first submit until the window sums are read back (wall clock,
     /// ms; includes the host's reduce when it reduces).
     pub gpu_wall_ms: f64,
@@ -78,28 +91,19 @@ impl<'a> Scalars<'a> {
         self.len() == 0
     }
 
-    fn slice(&self, r: std::ops::Range<usize>) -> Scalars<'a> {
+    pub(crate) fn slice(&self, r: std::ops::Range<usize>) -> Scalars<'a> {
         match *self {
             Scalars::Fr(s) => Scalars::Fr(&s[r]),
             Scalars::Canonical(s) => Scalars::Canonical(&s[r]),
         }
     }
 
-    fn form(&self) -> u32 {
+    pub(crate) fn form(&self) -> u32 {
         match self {
             Scalars::Fr(_) => SCALARS_MONTGOMERY,
             Scalars::Canonical(_) => SCALARS_CANONICAL,
         }
     }
-}
-
-/// One chunk: points [offset, offset + scalars.len()) of base part `part`.
-struct Chunk<'a> {
-    part_index: usize,
-    part: &'a BasePart,
-    offset: usize,
-    scalars: Scalars<'a>,
-    plan: Plan,
 }
 
 impl GpuContext {
@@ -124,14 +128,12 @@ impl GpuContext {
         config: &MsmConfig,
     ) -> Result<MsmRun, MsmError> {
         self.check_inputs(bases, scalars.len())?;
-        if scalars.is_empty() {
-            return Ok(MsmRun {
-                result: G1Projective::zero(),
-                plan: None,
-                timings: MsmTimings::default(),
-            });
-        }
-        self.run(bases, scalars, config).await
+        let run = self.run_batch(bases, &[scalars], config).await?;
+        Ok(MsmRun {
+            result: run.results[0],
+            plan: run.plan,
+            timings: run.timings,
+        })
     }
 
     /// The checks of every entry point: lengths (a scalar vector shorter than
@@ -181,171 +183,24 @@ impl GpuContext {
         self.msm(&bases, scalars).await
     }
 
-    /// Points per chunk: the whole input when its buffers fit the adapter's
-    /// bindings (and `max_chunk_points` allows), else the largest power-of-two
-    /// share that fits.
-    fn chunk_points(&self, n: usize, config: &MsmConfig) -> Result<usize, MsmError> {
-        let mut chunk = n.min(config.max_chunk_points.map_or(usize::MAX, |c| c as usize));
-        loop {
-            match self.plan(chunk, config) {
-                Ok(_) => return Ok(chunk),
-                Err(MsmError::BindingTooSmall { .. }) if chunk > 1 => chunk = chunk.div_ceil(2),
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    /// Cuts the input into chunks that never straddle two base parts.
-    fn chunks<'a>(
+    /// Sums each job's kernel timestamps into per-kernel and per-pass times.
+    pub(crate) fn add_timestamps(
         &self,
-        bases: &'a Bases,
-        scalars: Scalars<'a>,
-        config: &MsmConfig,
-    ) -> Result<Vec<Chunk<'a>>, MsmError> {
-        let size = self.chunk_points(scalars.len(), config)?;
-        let mut out = Vec::new();
-        for (part_index, part) in bases.parts.iter().enumerate() {
-            // a prefix MSM stops at its last scalar
-            let part_len = part.len.min(scalars.len().saturating_sub(part.start));
-            let mut offset = 0;
-            while offset < part_len {
-                let len = size.min(part_len - offset);
-                let at = part.start + offset;
-                out.push(Chunk {
-                    part_index,
-                    part,
-                    offset,
-                    scalars: scalars.slice(at..at + len),
-                    plan: self.plan(len, config)?,
-                });
-                offset += len;
-            }
-        }
-        Ok(out)
-    }
-
-    /// Writes a chunk's parameters and scalars into its scratch: the scalars
-    /// as they are, straight into the upload memory.
-    pub(crate) fn upload_chunk(&self, s: &Scratch, scalars: Scalars<'_>, base_offset: usize) {
-        if let Some(size) = wgpu::BufferSize::new(scalars.len() as u64 * 32) {
-            let mut view = self
-                .queue
-                .write_buffer_with(&s.scalars, 0, size)
-                .expect("the scalar buffer holds the chunk");
-            match scalars {
-                Scalars::Fr(f) => upload::fr_limbs(view.slice(..), f),
-                Scalars::Canonical(w) => view.copy_from_slice(bytemuck::cast_slice(w)),
-            }
-        }
-        let params = MsmParams {
-            base_offset: base_offset as u32,
-            scalar_form: scalars.form(),
-            ..MsmParams::from(&s.plan)
-        };
-        self.queue.write_buffer(&s.params, 0, bytemuck::bytes_of(&params));
-    }
-
-    /// The unchecked core: every chunk recorded and submitted in order, one
-    /// results buffer mapped at the end.
-    async fn run(&self, bases: &Bases, scalars: Scalars<'_>, config: &MsmConfig) -> Result<MsmRun, MsmError> {
-        let chunks = self.chunks(bases, scalars, config)?;
-        let passes = self.passes_for(config);
-        let host_reduce = passes.len() < Pass::ALL.len();
-        let timing = config.timing && self.has_timestamps();
-        let mut pipelines = Vec::with_capacity(chunks.len());
-        for c in &chunks {
-            pipelines.push(self.pass_pipelines(config, &c.plan, passes).await?);
-        }
-        let results = self.take_results(chunks.len());
-        let mut upload_ms = 0.0;
-        let mut timed = Vec::new();
-        let mut host_sums = Vec::new();
-        let t0 = web_time::Instant::now();
-        for (k, (c, pipes)) in chunks.iter().zip(&pipelines).enumerate() {
-            let mut s = self.take_scratch(&c.plan);
-            let t = web_time::Instant::now();
-            self.upload_chunk(&s, c.scalars, c.offset);
-            upload_ms += t.elapsed().as_secs_f64() * 1e3;
-            let groups = self.bind_groups(&mut s, bases.id, c.part_index, c.part).clone();
-            let queries = timing.then(|| self.timing_objects(&mut s).clone());
-            // Scopes around recording and submission (no await in between, so
-            // concurrent MSMs cannot interleave scopes): a GPU error here
-            // becomes this call's error, with wgpu's message.
-            let oom_scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-            let validation_scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-            let mut enc = self
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-            let labels = self.record(&mut enc, pipes, &groups, &s.counts, queries.as_ref().map(|q| &q.0));
-            let at = k as u64 * RESULT_STRIDE;
-            if !host_reduce {
-                enc.copy_buffer_to_buffer(&s.window_sums, 0, &results, at, c.plan.windows as u64 * 128);
-            }
-            if let Some((q, resolve)) = &queries {
-                let n = 2 * labels.len() as u32;
-                if n > 0 {
-                    enc.resolve_query_set(q, 0..n, resolve, 0);
-                    enc.copy_buffer_to_buffer(resolve, 0, &results, at + WINDOW_BYTES, n as u64 * 8);
-                }
-            }
-            self.queue.submit([enc.finish()]);
-            let validation = validation_scope.pop();
-            let oom = oom_scope.pop();
-            if let Some(e) = validation.await.or(oom.await) {
-                self.put_scratch(s);
-                self.put_results(results);
-                return Err(MsmError::Device(e.to_string()));
-            }
-            if host_reduce {
-                let sums = self.host_window_sums(&s).await;
-                self.put_scratch(s);
-                host_sums.push(sums?);
-            } else {
-                self.put_scratch(s);
-            }
-            timed.push(labels);
-        }
-        let bytes = self.map_read_range(&results, chunks.len() as u64 * RESULT_STRIDE).await;
-        self.put_results(results);
-        self.check_device_error()?;
-        let bytes = bytes?;
-        let gpu_wall_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let words: &[u32] = bytemuck::cast_slice(&bytes);
-        let stride = (RESULT_STRIDE / 4) as usize;
-        let repr = FieldRepr::new(self.field_layout());
-        let mut timings = MsmTimings {
-            upload_ms,
-            gpu_wall_ms,
-            ..Default::default()
-        };
-        let t2 = web_time::Instant::now();
-        let mut result = G1Projective::zero();
-        for (k, c) in chunks.iter().enumerate() {
-            let w = &words[k * stride..(k + 1) * stride];
-            let sums = match host_sums.get_mut(k) {
-                Some(h) => std::mem::take(h),
-                None => decode_window_sums(&repr, w, c.plan.windows as usize)?,
-            };
-            result += cpu::combine_windows(&sums, c.plan.c);
-        }
-        timings.host_combine_ms = t2.elapsed().as_secs_f64() * 1e3;
-        if timing {
-            self.add_timestamps(&mut timings, &timed, words, stride);
-        }
-        Ok(MsmRun {
-            result,
-            plan: chunks.first().map(|c| c.plan),
-            timings,
-        })
-    }
-
-    /// Sums each chunk's kernel timestamps into per-kernel and per-pass times.
-    fn add_timestamps(&self, t: &mut MsmTimings, timed: &[Vec<(Pass, String)>], words: &[u32], stride: usize) {
+        t: &mut MsmTimings,
+        timed: &[Vec<(Pass, String)>],
+        words: &[u32],
+        stride: usize,
+    ) {
         let period = self.queue.get_timestamp_period() as f64;
         let mut pass_ms = [0.0; 4];
+        let mut span_ms = 0.0;
         for (k, labels) in timed.iter().enumerate() {
             let ts = &words[k * stride + (WINDOW_BYTES / 4) as usize..];
             let tick = |i: usize| ts[2 * i] as u64 | (ts[2 * i + 1] as u64) << 32;
+            if !labels.is_empty() {
+                let last = 2 * labels.len() - 1;
+                span_ms += tick(last).saturating_sub(tick(0)) as f64 * period / 1e6;
+            }
             for (i, (pass, label)) in labels.iter().enumerate() {
                 let ms = tick(2 * i + 1).saturating_sub(tick(2 * i)) as f64 * period / 1e6;
                 pass_ms[pass.index()] += ms;
@@ -356,5 +211,6 @@ impl GpuContext {
             }
         }
         t.gpu_pass_ms = Some(pass_ms);
+        t.gpu_span_ms = Some(span_ms);
     }
 }

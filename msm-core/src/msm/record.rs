@@ -52,9 +52,9 @@ impl GpuContext {
         }
     }
 
-    /// Records every kernel of `pipelines`, each pass in its own compute pass,
-    /// or each kernel in its own with timestamps around it when `queries` is
-    /// given. Returns the labels of the timed kernels, in query order.
+    /// Records every kernel of `pipelines`: all in one compute pass, or each
+    /// kernel in its own with timestamps around it when `queries` is given.
+    /// Returns the labels of the timed kernels, in query order.
     pub(crate) fn record(
         &self,
         enc: &mut wgpu::CommandEncoder,
@@ -63,50 +63,50 @@ impl GpuContext {
         counts: &wgpu::Buffer,
         queries: Option<&wgpu::QuerySet>,
     ) -> Vec<(Pass, String)> {
-        let mut timed = Vec::new();
-        for (pass, kernels) in &pipelines.passes {
-            if *pass == Pass::Preprocess {
-                enc.clear_buffer(counts, 0, None);
-            }
-            let bind = &bind_groups[pass.index()];
-            debug_assert!(2 * (timed.len() + kernels.len()) <= super::scratch::MAX_TIMESTAMPS as usize);
-            let dispatch = |cp: &mut wgpu::ComputePass<'_>, k: &Kernel, p: &wgpu::ComputePipeline| {
-                let (x, y) = if k.rows > 1 {
-                    (k.groups.max(1), k.rows)
-                } else {
-                    self.grid(k.groups)
-                };
-                cp.set_pipeline(p);
-                cp.set_bind_group(0, bind, &[]);
-                cp.dispatch_workgroups(x, y, 1);
+        if pipelines.passes.iter().any(|(p, _)| *p == Pass::Preprocess) {
+            enc.clear_buffer(counts, 0, None);
+        }
+        let dispatch = |cp: &mut wgpu::ComputePass<'_>, pass: Pass, k: &Kernel, p: &wgpu::ComputePipeline| {
+            let (x, y) = if k.rows > 1 {
+                (k.groups.max(1), k.rows)
+            } else {
+                self.grid(k.groups)
             };
-            match queries {
-                None => {
-                    let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some(pass.name()),
-                        timestamp_writes: None,
-                    });
-                    for (k, p) in kernels {
-                        dispatch(&mut cp, k, p);
-                    }
+            cp.set_pipeline(p);
+            cp.set_bind_group(0, &bind_groups[pass.index()], &[]);
+            cp.dispatch_workgroups(x, y, 1);
+        };
+        let mut timed = Vec::new();
+        let Some(q) = queries else {
+            // One compute pass: wgpu still orders each dispatch after the
+            // writes it reads, without ending and beginning passes.
+            let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("msm"),
+                timestamp_writes: None,
+            });
+            for (pass, kernels) in &pipelines.passes {
+                for (k, p) in kernels {
+                    dispatch(&mut cp, *pass, k, p);
                 }
-                Some(q) => {
-                    for (k, p) in kernels {
-                        let i = 2 * timed.len() as u32;
-                        let label = k.label(*pass);
-                        let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                            label: Some(&label),
-                            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                                query_set: q,
-                                beginning_of_pass_write_index: Some(i),
-                                end_of_pass_write_index: Some(i + 1),
-                            }),
-                        });
-                        dispatch(&mut cp, k, p);
-                        drop(cp);
-                        timed.push((*pass, label));
-                    }
-                }
+            }
+            return timed;
+        };
+        for (pass, kernels) in &pipelines.passes {
+            debug_assert!(2 * (timed.len() + kernels.len()) <= super::scratch::MAX_TIMESTAMPS as usize);
+            for (k, p) in kernels {
+                let i = 2 * timed.len() as u32;
+                let label = k.label(*pass);
+                let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(&label),
+                    timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                        query_set: q,
+                        beginning_of_pass_write_index: Some(i),
+                        end_of_pass_write_index: Some(i + 1),
+                    }),
+                });
+                dispatch(&mut cp, *pass, k, p);
+                drop(cp);
+                timed.push((*pass, label));
             }
         }
         timed

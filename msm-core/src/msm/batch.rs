@@ -1,0 +1,64 @@
+//! Batch MSMs: k scalar vectors against one resident base set in one
+//! submission (a PLONK or KZG prover commits to many polynomials over one
+//! SRS per round). Each vector may be shorter than the bases (a prefix MSM).
+
+use ark_bn254::{Fr, G1Projective};
+
+use super::{MsmTimings, Scalars};
+use crate::bases::Bases;
+use crate::config::MsmConfig;
+use crate::context::GpuContext;
+use crate::error::MsmError;
+use crate::plan::Plan;
+
+/// A batch's results (in the vectors' order) with the first job's plan and
+/// the timings of the whole batch.
+#[derive(Clone, Debug)]
+pub struct MsmBatchRun {
+    pub results: Vec<G1Projective>,
+    pub plan: Option<Plan>,
+    pub timings: MsmTimings,
+}
+
+impl GpuContext {
+    /// The MSM of `bases` with each scalar vector, with the context's config.
+    pub async fn msm_batch(&self, bases: &Bases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
+        let vectors: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::Fr(v)).collect();
+        Ok(self.msm_batch_with(bases, &vectors, &self.config).await?.results)
+    }
+
+    /// [`GpuContext::msm_batch`] for scalars in either form, with `config`.
+    pub async fn msm_batch_with(
+        &self,
+        bases: &Bases,
+        vectors: &[Scalars<'_>],
+        config: &MsmConfig,
+    ) -> Result<MsmBatchRun, MsmError> {
+        for v in vectors {
+            self.check_inputs(bases, v.len())?;
+        }
+        let run = self.run_batch(bases, vectors, config).await?;
+        Ok(MsmBatchRun {
+            results: run.results,
+            plan: run.plan,
+            timings: run.timings,
+        })
+    }
+
+    /// Blocking [`GpuContext::msm_batch`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_batch_blocking(&self, bases: &Bases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
+        pollster::block_on(self.msm_batch(bases, vectors))
+    }
+
+    /// Blocking [`GpuContext::msm_batch_with`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_batch_blocking_with(
+        &self,
+        bases: &Bases,
+        vectors: &[Scalars<'_>],
+        config: &MsmConfig,
+    ) -> Result<MsmBatchRun, MsmError> {
+        pollster::block_on(self.msm_batch_with(bases, vectors, config))
+    }
+}

@@ -1,0 +1,378 @@
+//! The unchecked core. A batch of scalar vectors is cut into jobs (one per
+//! vector and chunk); every job's parameters and scalars go into one mapped
+//! staging buffer, every job is recorded into one encoder behind copies out
+//! of it, and the batch is submitted once; one results buffer is mapped at
+//! the end. Inputs too large to stage at once, and the host reduce, submit
+//! job by job instead (the host writes the next job while the GPU runs the
+//! previous one).
+
+use ark_bn254::G1Projective;
+use ark_ff::Zero;
+
+use super::readback::{decode_window_sums, RESULT_STRIDE, WINDOW_BYTES};
+use super::record::PassPipelines;
+use super::scratch::Scratch;
+use super::{upload, MsmTimings, Scalars};
+use crate::bases::{BasePart, Bases};
+use crate::config::MsmConfig;
+use crate::context::GpuContext;
+use crate::cpu;
+use crate::error::MsmError;
+use crate::layout::MsmParams;
+use crate::passes::Pass;
+use crate::plan::Plan;
+use crate::repr::FieldRepr;
+
+/// One job: points [offset, offset + scalars.len()) of base part `part`, for
+/// the batch's vector `vector`.
+struct Job<'a> {
+    vector: usize,
+    part_index: usize,
+    part: &'a BasePart,
+    offset: usize,
+    scalars: Scalars<'a>,
+    plan: Plan,
+}
+
+const PARAMS_BYTES: u64 = std::mem::size_of::<MsmParams>() as u64;
+/// Batches that would stage more than this submit job by job.
+const MAX_STAGING_BYTES: u64 = 1 << 30;
+
+/// A batch's results, the first job's plan and the timings summed over jobs.
+pub(crate) struct BatchRun {
+    pub(crate) results: Vec<G1Projective>,
+    pub(crate) plan: Option<Plan>,
+    pub(crate) timings: MsmTimings,
+}
+
+impl GpuContext {
+    /// Points per chunk: the whole input when its buffers fit the adapter's
+    /// bindings (and `max_chunk_points` allows), else the largest power-of-two
+    /// share that fits.
+    fn chunk_points(&self, n: usize, config: &MsmConfig) -> Result<usize, MsmError> {
+        let mut chunk = n.min(config.max_chunk_points.map_or(usize::MAX, |c| c as usize));
+        loop {
+            match self.plan(chunk, config) {
+                Ok(_) => return Ok(chunk),
+                Err(MsmError::BindingTooSmall { .. }) if chunk > 1 => chunk = chunk.div_ceil(2),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Cuts each vector into chunks that never straddle two base parts.
+    fn jobs<'a>(
+        &self,
+        bases: &'a Bases,
+        vectors: &[Scalars<'a>],
+        config: &MsmConfig,
+    ) -> Result<Vec<Job<'a>>, MsmError> {
+        let mut out = Vec::new();
+        for (vector, scalars) in vectors.iter().enumerate() {
+            if scalars.is_empty() {
+                continue;
+            }
+            let size = self.chunk_points(scalars.len(), config)?;
+            for (part_index, part) in bases.parts.iter().enumerate() {
+                // a prefix MSM stops at its last scalar
+                let part_len = part.len.min(scalars.len().saturating_sub(part.start));
+                let mut offset = 0;
+                while offset < part_len {
+                    let len = size.min(part_len - offset);
+                    let at = part.start + offset;
+                    out.push(Job {
+                        vector,
+                        part_index,
+                        part,
+                        offset,
+                        scalars: scalars.slice(at..at + len),
+                        plan: self.plan(len, config)?,
+                    });
+                    offset += len;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// A job's uniform parameters.
+    fn params(job: &Job<'_>) -> MsmParams {
+        MsmParams {
+            base_offset: job.offset as u32,
+            scalar_form: job.scalars.form(),
+            ..MsmParams::from(&job.plan)
+        }
+    }
+
+    /// Writes a chunk's parameters and scalars into its scratch through the
+    /// queue (wgpu stages them; the copies run at the next submission).
+    pub(crate) fn upload_chunk(&self, s: &Scratch, scalars: Scalars<'_>, base_offset: usize) {
+        if let Some(size) = wgpu::BufferSize::new(scalars.len() as u64 * 32) {
+            let mut view = self
+                .queue
+                .write_buffer_with(&s.scalars, 0, size)
+                .expect("the scalar buffer holds the chunk");
+            upload::write_scalars(view.slice(..), scalars);
+        }
+        let params = MsmParams {
+            base_offset: base_offset as u32,
+            scalar_form: scalars.form(),
+            ..MsmParams::from(&s.plan)
+        };
+        self.queue.write_buffer(&s.params, 0, bytemuck::bytes_of(&params));
+    }
+
+    /// Runs every vector of the batch; results in the vectors' order (the
+    /// identity for an empty vector).
+    pub(crate) async fn run_batch(
+        &self,
+        bases: &Bases,
+        vectors: &[Scalars<'_>],
+        config: &MsmConfig,
+    ) -> Result<BatchRun, MsmError> {
+        let t_prepare = web_time::Instant::now();
+        let jobs = self.jobs(bases, vectors, config)?;
+        let mut run = BatchRun {
+            results: vec![G1Projective::zero(); vectors.len()],
+            plan: jobs.first().map(|j| j.plan),
+            timings: MsmTimings::default(),
+        };
+        if jobs.is_empty() {
+            return Ok(run);
+        }
+        let passes = self.passes_for(config);
+        let host_reduce = passes.len() < Pass::ALL.len();
+        let mut pipelines: Vec<(Plan, PassPipelines)> = Vec::new();
+        for j in &jobs {
+            if !pipelines.iter().any(|(p, _)| *p == j.plan) {
+                pipelines.push((j.plan, self.pass_pipelines(config, &j.plan, passes).await?));
+            }
+        }
+        let scalar_at = (jobs.len() as u64 * PARAMS_BYTES).next_multiple_of(256);
+        let staging_bytes = scalar_at + jobs.iter().map(|j| j.scalars.len() as u64 * 32).sum::<u64>();
+        let limit = MAX_STAGING_BYTES.min(self.device.limits().max_buffer_size);
+        let one_submission = !host_reduce && staging_bytes <= limit;
+        let results = self.take_results(jobs.len());
+        run.timings.prepare_ms = t_prepare.elapsed().as_secs_f64() * 1e3;
+        let t0 = web_time::Instant::now();
+        let recorded = if one_submission {
+            self.submit_staged(
+                bases,
+                &jobs,
+                &pipelines,
+                &results,
+                config,
+                scalar_at,
+                staging_bytes,
+                &mut run.timings,
+            )
+            .await
+            .map(|timed| (timed, Vec::new()))
+        } else {
+            self.submit_each(
+                bases,
+                &jobs,
+                &pipelines,
+                &results,
+                config,
+                host_reduce,
+                &mut run.timings,
+            )
+            .await
+        };
+        let (timed, mut host_sums) = match recorded {
+            Ok(r) => r,
+            Err(e) => {
+                self.put_results(results);
+                return Err(e);
+            }
+        };
+        let t_wait = web_time::Instant::now();
+        let bytes = self.map_read_range(&results, jobs.len() as u64 * RESULT_STRIDE).await;
+        self.put_results(results);
+        self.check_device_error()?;
+        let bytes = bytes?;
+        run.timings.wait_ms = t_wait.elapsed().as_secs_f64() * 1e3;
+        run.timings.gpu_wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let words: &[u32] = bytemuck::cast_slice(&bytes);
+        let stride = (RESULT_STRIDE / 4) as usize;
+        let repr = FieldRepr::new(self.field_layout());
+        let t2 = web_time::Instant::now();
+        for (k, j) in jobs.iter().enumerate() {
+            let sums = match host_sums.get_mut(k) {
+                Some(h) => std::mem::take(h),
+                None => decode_window_sums(&repr, &words[k * stride..(k + 1) * stride], j.plan.windows as usize)?,
+            };
+            run.results[j.vector] += cpu::combine_windows(&sums, j.plan.c);
+        }
+        run.timings.host_combine_ms = t2.elapsed().as_secs_f64() * 1e3;
+        if config.timing && self.has_timestamps() {
+            self.add_timestamps(&mut run.timings, &timed, words, stride);
+        }
+        Ok(run)
+    }
+
+    /// Stages every job, records all of them into one encoder and submits it
+    /// once. Returns each job's timed kernel labels.
+    #[allow(clippy::too_many_arguments)]
+    async fn submit_staged(
+        &self,
+        bases: &Bases,
+        jobs: &[Job<'_>],
+        pipelines: &[(Plan, PassPipelines)],
+        results: &wgpu::Buffer,
+        config: &MsmConfig,
+        scalar_at: u64,
+        staging_bytes: u64,
+        timings: &mut MsmTimings,
+    ) -> Result<Vec<Vec<(Pass, String)>>, MsmError> {
+        let t = web_time::Instant::now();
+        let staging = self.take_staging(staging_bytes);
+        let mut at = scalar_at;
+        let mut scalar_offsets = Vec::with_capacity(jobs.len());
+        for (k, j) in jobs.iter().enumerate() {
+            staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&Self::params(j)));
+            staging.write_scalars(at, j.scalars);
+            scalar_offsets.push(at);
+            at += j.scalars.len() as u64 * 32;
+        }
+        staging.buffer.unmap();
+        timings.upload_ms += t.elapsed().as_secs_f64() * 1e3;
+
+        let t = web_time::Instant::now();
+        let mut scratch: Vec<Scratch> = pipelines.iter().map(|(plan, _)| self.take_scratch(plan)).collect();
+        let timing = config.timing && self.has_timestamps();
+        let oom_scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation_scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
+        let mut timed = Vec::with_capacity(jobs.len());
+        for (k, j) in jobs.iter().enumerate() {
+            let i = pipelines
+                .iter()
+                .position(|(p, _)| *p == j.plan)
+                .expect("compiled per plan");
+            let s = &mut scratch[i];
+            enc.copy_buffer_to_buffer(&staging.buffer, k as u64 * PARAMS_BYTES, &s.params, 0, PARAMS_BYTES);
+            enc.copy_buffer_to_buffer(
+                &staging.buffer,
+                scalar_offsets[k],
+                &s.scalars,
+                0,
+                j.scalars.len() as u64 * 32,
+            );
+            let groups = self.bind_groups(s, bases.id, j.part_index, j.part).clone();
+            let queries = timing.then(|| self.timing_objects(s).clone());
+            let labels = self.record(
+                &mut enc,
+                &pipelines[i].1,
+                &groups,
+                &s.counts,
+                queries.as_ref().map(|q| &q.0),
+            );
+            self.copy_results(&mut enc, s, results, k, queries.as_ref().map(|q| &q.1), labels.len());
+            timed.push(labels);
+        }
+        self.queue.submit([enc.finish()]);
+        staging.remap();
+        self.put_staging(staging);
+        let validation = validation_scope.pop();
+        let oom = oom_scope.pop();
+        let error = validation.await.or(oom.await);
+        for s in scratch {
+            self.put_scratch(s);
+        }
+        timings.submit_ms += t.elapsed().as_secs_f64() * 1e3;
+        match error {
+            Some(e) => Err(MsmError::Device(e.to_string())),
+            None => Ok(timed),
+        }
+    }
+
+    /// Submits job by job through the queue's own staging; with the host
+    /// reduce, reads each job's buckets back. Returns the timed labels and
+    /// the host's window sums (empty without the host reduce).
+    #[allow(clippy::too_many_arguments)]
+    async fn submit_each(
+        &self,
+        bases: &Bases,
+        jobs: &[Job<'_>],
+        pipelines: &[(Plan, PassPipelines)],
+        results: &wgpu::Buffer,
+        config: &MsmConfig,
+        host_reduce: bool,
+        timings: &mut MsmTimings,
+    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<Vec<G1Projective>>), MsmError> {
+        let timing = config.timing && self.has_timestamps();
+        let mut timed = Vec::with_capacity(jobs.len());
+        let mut host_sums = Vec::new();
+        for (k, j) in jobs.iter().enumerate() {
+            let i = pipelines
+                .iter()
+                .position(|(p, _)| *p == j.plan)
+                .expect("compiled per plan");
+            let mut s = self.take_scratch(&j.plan);
+            let t = web_time::Instant::now();
+            self.upload_chunk(&s, j.scalars, j.offset);
+            timings.upload_ms += t.elapsed().as_secs_f64() * 1e3;
+            let t = web_time::Instant::now();
+            let groups = self.bind_groups(&mut s, bases.id, j.part_index, j.part).clone();
+            let queries = timing.then(|| self.timing_objects(&mut s).clone());
+            // Scopes around recording and submission (no await in between, so
+            // concurrent MSMs cannot interleave scopes): a GPU error here
+            // becomes this call's error, with wgpu's message.
+            let oom_scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let validation_scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let mut enc = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
+            let labels = self.record(
+                &mut enc,
+                &pipelines[i].1,
+                &groups,
+                &s.counts,
+                queries.as_ref().map(|q| &q.0),
+            );
+            self.copy_results(&mut enc, &s, results, k, queries.as_ref().map(|q| &q.1), labels.len());
+            self.queue.submit([enc.finish()]);
+            let validation = validation_scope.pop();
+            let oom = oom_scope.pop();
+            timings.submit_ms += t.elapsed().as_secs_f64() * 1e3;
+            if let Some(e) = validation.await.or(oom.await) {
+                self.put_scratch(s);
+                return Err(MsmError::Device(e.to_string()));
+            }
+            if host_reduce {
+                let sums = self.host_window_sums(&s).await;
+                self.put_scratch(s);
+                host_sums.push(sums?);
+            } else {
+                self.put_scratch(s);
+            }
+            timed.push(labels);
+        }
+        Ok((timed, host_sums))
+    }
+
+    /// Copies job `k`'s window sums and timestamps into the results buffer.
+    fn copy_results(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        s: &Scratch,
+        results: &wgpu::Buffer,
+        k: usize,
+        timestamps: Option<&wgpu::Buffer>,
+        kernels: usize,
+    ) {
+        let at = k as u64 * RESULT_STRIDE;
+        enc.copy_buffer_to_buffer(&s.window_sums, 0, results, at, s.plan.windows as u64 * 128);
+        if let (Some(resolve), Some((q, _))) = (timestamps, s.timing.as_ref()) {
+            let n = 2 * kernels as u32;
+            if n > 0 {
+                enc.resolve_query_set(q, 0..n, resolve, 0);
+                enc.copy_buffer_to_buffer(resolve, 0, results, at + WINDOW_BYTES, n as u64 * 8);
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Batch MSMs: k vectors against one resident base set in one submission,
+//! each equal to arkworks' MSM of its own prefix of the bases, whatever the
+//! mix of lengths, scalar forms, chunking and base parts.
+
+mod common;
+
+use ark_ec::CurveGroup;
+use ark_ff::Zero;
+use common::ctx;
+use msm_core::{cpu, FieldLayout, GpuContext, MsmConfig, ReduceOn, Scalars};
+
+fn fastest_ctx() -> &'static GpuContext {
+    ctx(FieldLayout::Limbs32x8)
+        .or_else(|| ctx(FieldLayout::Limbs13x20))
+        .unwrap()
+}
+
+/// One test, so nothing else runs on the shared context while the object
+/// counts are compared.
+#[test]
+fn batches() {
+    agrees_with_single_calls_and_stays_warm();
+    results_equal_arkworks();
+}
+
+/// Vectors of several lengths (full, prefixes across a part boundary, empty),
+/// in both scalar forms, with and without chunking and with the host reduce
+/// (which submits job by job): every result equals arkworks.
+fn results_equal_arkworks() {
+    let ctx = fastest_ctx();
+    let (bases, scalars) = msm_core::sample::inputs(1200, 40);
+    let adversarial = msm_core::sample::adversarial(1200, 41);
+    let edge = &adversarial.iter().find(|c| c.0 == "some r - 1").unwrap().2;
+    let other = msm_core::sample::inputs(1200, 42).1;
+    let words: Vec<[u32; 8]> = other.iter().map(cpu::scalar_words).collect();
+    let vectors = [
+        Scalars::Fr(&scalars),
+        Scalars::Fr(&other[..700]),
+        Scalars::Fr(&[]),
+        Scalars::Canonical(&words[..501]),
+        Scalars::Fr(edge),
+        Scalars::Fr(&scalars[..1]),
+    ];
+    let want: Vec<_> = [&scalars[..], &other[..700], &[], &other[..501], edge, &scalars[..1]]
+        .iter()
+        .map(|s| cpu::msm_reference(&bases[..s.len()], s).into_affine())
+        .collect();
+    let configs = [
+        ("defaults", MsmConfig::default()),
+        (
+            "chunks of 256",
+            MsmConfig {
+                max_chunk_points: Some(256),
+                ..Default::default()
+            },
+        ),
+        (
+            "host reduce",
+            MsmConfig {
+                reduce: ReduceOn::Host,
+                ..Default::default()
+            },
+        ),
+    ];
+    for resident in [ctx.upload_bases(&bases), ctx.upload_bases_in_parts(&bases, 500)] {
+        for (what, config) in &configs {
+            let run = pollster::block_on(ctx.msm_batch_with(&resident, &vectors, config)).unwrap();
+            let got: Vec<_> = run.results.iter().map(|p| p.into_affine()).collect();
+            assert_eq!(got, want, "{what}, {} parts", resident.parts());
+            assert!(run.results[2].is_zero());
+        }
+    }
+}
+
+/// The `&[&[Fr]]` entry point agrees with single calls, a warm batch creates
+/// no GPU object, and a vector longer than the bases is an error naming both
+/// lengths.
+fn agrees_with_single_calls_and_stays_warm() {
+    let ctx = fastest_ctx();
+    let (bases, scalars) = msm_core::sample::inputs(900, 43);
+    let resident = ctx.upload_bases(&bases);
+    let vectors: Vec<&[_]> = vec![&scalars, &scalars[100..], &scalars[..300]];
+    let single: Vec<_> = vectors
+        .iter()
+        .map(|v| ctx.msm_blocking(&resident, v).unwrap().into_affine())
+        .collect();
+    let batch = ctx.msm_batch_blocking(&resident, &vectors).unwrap();
+    let before = ctx.created_objects();
+    let again = ctx.msm_batch_blocking(&resident, &vectors).unwrap();
+    assert_eq!(ctx.created_objects(), before, "a warm batch created GPU objects");
+    for (k, want) in single.iter().enumerate() {
+        assert_eq!(batch[k].into_affine(), *want, "vector {k}");
+        assert_eq!(again[k].into_affine(), *want, "vector {k}, warm");
+    }
+    let mut longer = scalars.clone();
+    longer.push(scalars[0]);
+    let e = ctx
+        .msm_batch_blocking(&resident, &[&scalars, &longer])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("901 scalars for 900 bases"), "{e}");
+}
