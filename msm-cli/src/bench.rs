@@ -31,6 +31,9 @@ pub struct Args {
     /// Scalar distribution: random, equal, zero90, bits8 or onebucket.
     #[arg(long, default_value = "random")]
     scalars: String,
+    /// Also time K scalar vectors as one batch against K single calls.
+    #[arg(long, value_name = "K")]
+    batch: Option<usize>,
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
@@ -115,6 +118,8 @@ struct Report {
     /// Timed runs: first kernel start to last kernel end (passes plus gaps).
     gpu_span_ms: Option<Summary>,
     arkworks_ms: Option<Summary>,
+    /// `--batch K`: one batch of K vectors against K single calls.
+    batch: Option<crate::batch_bench::BatchReport>,
     arkworks_threads: usize,
     speedup_vs_arkworks: Option<f64>,
 }
@@ -203,6 +208,18 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     let gpu_kernel_ms = (!kernels.is_empty()).then(|| kernels.iter().map(|(k, v)| (k.clone(), summarize(v))).collect());
     let ops = op_counts(&plan, &config, &bases, &scalars);
 
+    let batch = match args.batch {
+        Some(k) => Some(crate::batch_bench::measure(
+            &ctx,
+            &resident,
+            &bases,
+            k,
+            args.reps.min(5),
+            args.seed,
+            &config,
+        )?),
+        None => None,
+    };
     let arkworks_threads = rayon::current_num_threads();
     let mut cpu_times = Vec::new();
     for _ in 0..args.cpu_reps {
@@ -259,6 +276,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         gpu_wall_ms: summarize(&wall),
         host_combine_ms: summarize(&combine),
         arkworks_ms,
+        batch,
         arkworks_threads,
         speedup_vs_arkworks: arkworks_ms.map(|a| a.median / warm_ms.median),
     };
@@ -267,7 +285,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     } else {
         print_report(&ctx, &report);
     }
-    if !(cold_correct && warm_correct) {
+    if !(cold_correct && warm_correct && report.batch.as_ref().is_none_or(|b| b.correct)) {
         return Err(MsmError::CorruptResult);
     }
     Ok(())
@@ -353,6 +371,17 @@ fn print_report(ctx: &msm_core::GpuContext, r: &Report) {
     println!("  wait           {}  [wall clock]", ms(&r.wait_ms));
     println!("  gpu + readback {}  [wall clock]", ms(&r.gpu_wall_ms));
     println!("  host combine   {}  [wall clock]", ms(&r.host_combine_ms));
+    if let Some(b) = &r.batch {
+        println!(
+            "batch        {} vectors: one batch {}, {} single calls {}: {:.2}x   check: {}",
+            b.vectors,
+            ms(&b.batch_ms),
+            b.vectors,
+            ms(&b.singles_ms),
+            b.speedup,
+            verdict(b.correct)
+        );
+    }
     match (&r.arkworks_ms, r.speedup_vs_arkworks) {
         (Some(a), Some(x)) => println!(
             "arkworks     {} on {} threads (CPU, same inputs); GPU warm median is {:.2}x arkworks' speed",

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod batch_bench;
 mod bench;
 mod error;
 mod field_bench;

@@ -9,6 +9,7 @@ pub mod walker;
 
 use ark_bn254::{Fr, G1Affine, G1Projective};
 use ark_ec::VariableBaseMSM;
+use ark_ff::AdditiveGroup;
 use ark_ff::{PrimeField, Zero};
 
 use crate::layout::SIGN_BIT;
@@ -70,7 +71,7 @@ pub fn combine_windows(window_sums: &[G1Projective], c: u32) -> G1Projective {
     let mut acc = G1Projective::zero();
     for w in window_sums.iter().rev() {
         for _ in 0..c {
-            acc = acc + acc;
+            acc.double_in_place();
         }
         acc += w;
     }

@@ -1,0 +1,90 @@
+//! `bench --batch K`: K scalar vectors against the resident bases, as one
+//! batch against K single calls, interleaved (ABBA), every result checked
+//! against arkworks.
+
+use std::time::Instant;
+
+use ark_bn254::{Fr, G1Affine};
+use ark_ec::CurveGroup;
+use ark_ff::UniformRand;
+use ark_std::rand::{rngs::StdRng, SeedableRng};
+use msm_core::{cpu, Bases, GpuContext, MsmConfig, MsmError, Scalars};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::stats::{summarize, Summary};
+
+#[derive(Serialize)]
+pub struct BatchReport {
+    pub vectors: usize,
+    /// K single calls, back to back (wall clock per round).
+    pub singles_ms: Summary,
+    /// One batch of K vectors (wall clock per round).
+    pub batch_ms: Summary,
+    /// singles / batch.
+    pub speedup: f64,
+    pub correct: bool,
+}
+
+/// Times `k` vectors of `bases.len()` scalars as one batch and as single calls.
+pub fn measure(
+    ctx: &GpuContext,
+    resident: &Bases,
+    bases: &[G1Affine],
+    k: usize,
+    reps: usize,
+    seed: u64,
+    config: &MsmConfig,
+) -> Result<BatchReport, MsmError> {
+    let n = bases.len();
+    let vectors: Vec<Vec<Fr>> = (0..k)
+        .into_par_iter()
+        .map(|v| {
+            let mut rng = StdRng::seed_from_u64(seed ^ (0x5eed << 8) ^ v as u64);
+            (0..n).map(|_| Fr::rand(&mut rng)).collect()
+        })
+        .collect();
+    let want: Vec<G1Affine> = vectors
+        .iter()
+        .map(|v| cpu::msm_reference(bases, v).into_affine())
+        .collect();
+    let views: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::Fr(v)).collect();
+    let mut correct = true;
+    let singles = |correct: &mut bool| -> Result<f64, MsmError> {
+        let t = Instant::now();
+        for (v, w) in vectors.iter().zip(&want) {
+            *correct &= ctx.msm_blocking_with(resident, v, config)?.result.into_affine() == *w;
+        }
+        Ok(t.elapsed().as_secs_f64() * 1e3)
+    };
+    let batch = |correct: &mut bool| -> Result<f64, MsmError> {
+        let t = Instant::now();
+        let run = ctx.msm_batch_blocking_with(resident, &views, config)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        for (r, w) in run.results.iter().zip(&want) {
+            *correct &= r.into_affine() == *w;
+        }
+        Ok(ms)
+    };
+    // warm both paths, then ABBA
+    singles(&mut correct)?;
+    batch(&mut correct)?;
+    let (mut s, mut b) = (Vec::new(), Vec::new());
+    for r in 0..reps.max(1) {
+        if r % 2 == 0 {
+            s.push(singles(&mut correct)?);
+            b.push(batch(&mut correct)?);
+        } else {
+            b.push(batch(&mut correct)?);
+            s.push(singles(&mut correct)?);
+        }
+    }
+    let (singles_ms, batch_ms) = (summarize(&s), summarize(&b));
+    Ok(BatchReport {
+        vectors: k,
+        singles_ms,
+        batch_ms,
+        speedup: singles_ms.median / batch_ms.median,
+        correct,
+    })
+}
