@@ -42,6 +42,8 @@ enum Command {
 }
 
 fn main() {
+    // SAFETY: first thing in main, before any thread starts.
+    unsafe { msm_core::headless::skip_display_probe() };
     let cli = Cli::parse();
     let result: Result<(), error::CliError> = match cli.command {
         Command::Adapters => {

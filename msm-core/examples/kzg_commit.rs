@@ -10,6 +10,8 @@ use ark_ff::UniformRand;
 use msm_core::{cpu, ContextOptions, GpuContext, MsmError};
 
 fn main() -> Result<(), MsmError> {
+    // SAFETY: first thing in main, before any thread starts.
+    unsafe { msm_core::headless::skip_display_probe() };
     let degree = 1 << 12;
     let mut rng = ark_std::test_rng();
     // A toy SRS: powers of a secret tau times the generator (a real SRS comes

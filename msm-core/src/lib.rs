@@ -8,7 +8,8 @@
 //! [`plan`] derives a plan from the knobs in [`config`]; [`diagnostics`] runs
 //! the field and curve primitives and single passes on the GPU for tests and
 //! measurements; [`repr`] converts between arkworks values and the GPU's
-//! packed form; [`sample`] makes seeded inputs.
+//! packed form; [`sample`] makes seeded inputs; [`headless`] keeps Vulkan
+//! start-up quiet where there is no display session.
 
 mod bases;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod context;
 pub mod cpu;
 pub mod diagnostics;
 pub mod error;
+pub mod headless;
 pub mod knobs;
 pub mod layout;
 pub mod msm;
