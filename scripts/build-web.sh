@@ -5,6 +5,7 @@
 # `python3 -m http.server -d msm-wasm/www`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/setup-web.sh
 out="${1:-msm-wasm/www/pkg}"
 cargo build --release --target wasm32-unknown-unknown -p msm-wasm
 wasm-bindgen --target web --out-dir "$out" target/wasm32-unknown-unknown/release/msm_wasm.wasm

@@ -4,6 +4,7 @@
 # verdict read through WebDriver.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/setup-web.sh --browser
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}"
 # Arguments go to the test runner, e.g. --include-ignored for the full knob matrix.
