@@ -97,21 +97,11 @@ fn adversarial_inputs_match_arkworks() {
     }
 }
 
-/// Every combination of TPB x pref x S x dx-cache x fused on random inputs.
-/// On the 64-bit layout where the adapter has it (its shaders compile fastest);
-/// the portable layout runs the knob corners below.
-#[test]
-fn knob_matrix_matches_arkworks() {
-    let ctx = ctx(FieldLayout::Limbs32x8)
-        .or_else(|| ctx(FieldLayout::Limbs13x20))
-        .unwrap();
-    let sizes = [1usize, 33, 700, 4096];
-    let inputs: Vec<(Vec<G1Affine>, Vec<Fr>)> = sizes
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| (random_bases(30 + i as u64, n), random_scalars(40 + i as u64, n)))
-        .collect();
-    let mut k = 0usize;
+/// Every combination of TPB x pref x S x dx-cache x fused that the adapter
+/// accepts, each with the index that rotates the input sizes over the whole
+/// matrix (so every config sees a small and a large input).
+fn knob_matrix(ctx: &GpuContext) -> Vec<(MsmConfig, usize)> {
+    let mut matrix = Vec::new();
     for tpb in [64, 96, 128, 256] {
         for pref in [PrefMem::Private, PrefMem::Workgroup] {
             for slots in [2, 4, 8] {
@@ -125,21 +115,80 @@ fn knob_matrix_matches_arkworks() {
                             walker_fused: fused,
                             ..Default::default()
                         };
-                        if ctx.plan(1, &config).is_err() {
-                            // workgroup pref too large for this adapter: the error is tested elsewhere
-                            continue;
+                        // workgroup pref too large for this adapter: the error is tested elsewhere
+                        if ctx.plan(1, &config).is_ok() {
+                            matrix.push((config, matrix.len()));
                         }
-                        // rotate the sizes so every config sees a small and a large input
-                        let (bases, scalars) = &inputs[k % sizes.len()];
-                        check(ctx, bases, scalars, &config, "knob matrix");
-                        let (bases, scalars) = &inputs[(k + 1) % sizes.len()];
-                        check(ctx, bases, scalars, &config, "knob matrix");
-                        k += 1;
                     }
                 }
             }
         }
     }
+    matrix
+}
+
+/// The knob matrix's configs with `tpb`, `pref` and `slots`, on random
+/// inputs; on the 64-bit layout where the adapter has it (its shaders compile
+/// fastest); the portable layout runs the knob corners below. The matrix is
+/// cut in 24 tests so each ends within a minute or two on lavapipe with cold
+/// caches (most of it is pipeline compilation) and the test runner reports
+/// progress.
+fn knob_matrix_part(tpb: u32, pref: PrefMem, slots: u32) {
+    let ctx = ctx(FieldLayout::Limbs32x8)
+        .or_else(|| ctx(FieldLayout::Limbs13x20))
+        .unwrap();
+    let sizes = [1usize, 33, 700, 4096];
+    let inputs: Vec<(Vec<G1Affine>, Vec<Fr>)> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (random_bases(30 + i as u64, n), random_scalars(40 + i as u64, n)))
+        .collect();
+    let part = knob_matrix(ctx)
+        .into_iter()
+        .filter(|(c, _)| c.walker_tpb == tpb && c.walker_pref_mem == pref && c.walker_slots == slots);
+    for (config, k) in part {
+        for (bases, scalars) in [&inputs[k % sizes.len()], &inputs[(k + 1) % sizes.len()]] {
+            check(ctx, bases, scalars, &config, "knob matrix");
+        }
+    }
+}
+
+macro_rules! knob_matrix_tests {
+    ($($name:ident: $tpb:expr, $pref:ident, $slots:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                knob_matrix_part($tpb, PrefMem::$pref, $slots);
+            }
+        )*
+    };
+}
+
+knob_matrix_tests! {
+    knob_matrix_tpb64_private_s2: 64, Private, 2;
+    knob_matrix_tpb64_private_s4: 64, Private, 4;
+    knob_matrix_tpb64_private_s8: 64, Private, 8;
+    knob_matrix_tpb64_workgroup_s2: 64, Workgroup, 2;
+    knob_matrix_tpb64_workgroup_s4: 64, Workgroup, 4;
+    knob_matrix_tpb64_workgroup_s8: 64, Workgroup, 8;
+    knob_matrix_tpb96_private_s2: 96, Private, 2;
+    knob_matrix_tpb96_private_s4: 96, Private, 4;
+    knob_matrix_tpb96_private_s8: 96, Private, 8;
+    knob_matrix_tpb96_workgroup_s2: 96, Workgroup, 2;
+    knob_matrix_tpb96_workgroup_s4: 96, Workgroup, 4;
+    knob_matrix_tpb96_workgroup_s8: 96, Workgroup, 8;
+    knob_matrix_tpb128_private_s2: 128, Private, 2;
+    knob_matrix_tpb128_private_s4: 128, Private, 4;
+    knob_matrix_tpb128_private_s8: 128, Private, 8;
+    knob_matrix_tpb128_workgroup_s2: 128, Workgroup, 2;
+    knob_matrix_tpb128_workgroup_s4: 128, Workgroup, 4;
+    knob_matrix_tpb128_workgroup_s8: 128, Workgroup, 8;
+    knob_matrix_tpb256_private_s2: 256, Private, 2;
+    knob_matrix_tpb256_private_s4: 256, Private, 4;
+    knob_matrix_tpb256_private_s8: 256, Private, 8;
+    knob_matrix_tpb256_workgroup_s2: 256, Workgroup, 2;
+    knob_matrix_tpb256_workgroup_s4: 256, Workgroup, 4;
+    knob_matrix_tpb256_workgroup_s8: 256, Workgroup, 8;
 }
 
 #[test]
