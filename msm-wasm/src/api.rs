@@ -6,13 +6,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use ark_bn254::{Fr, G1Affine};
-use ark_ec::{AffineRepr, CurveGroup};
+use ark_ec::AffineRepr;
 use msm_core::{GpuContext, MsmConfig, MsmRun};
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
 use crate::encoding;
 use crate::options::{ContextOptions, MsmOptions};
+use crate::result::MsmResult;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
@@ -215,19 +216,84 @@ impl MsmContext {
         })
     }
 
+    /// The MSMs of `bases` with each scalar vector (bytes as for `msm`), in
+    /// one GPU submission; the results come in the vectors' order. A vector
+    /// shorter than the bases uses the first bases (a lower-degree polynomial
+    /// over the same SRS); an empty one gives the identity; a longer one
+    /// rejects the whole batch, naming the vector and both lengths.
+    #[wasm_bindgen(js_name = msmBatch, unchecked_return_type = "Promise<MsmResult[]>")]
+    pub fn msm_batch(
+        &self,
+        bases: &Bases,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] vectors: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "MsmOptions")] options: JsValue,
+    ) -> js_sys::Promise {
+        let prepared = self.prepare_batch(bases, &vectors, options);
+        let ctx = self.ctx.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let (bases, vectors, config) = prepared.map_err(JsValue::from)?;
+            let scalars: Vec<_> = vectors.iter().map(|v| msm_core::Scalars::Canonical(v)).collect();
+            let run = ctx
+                .msm_batch_with(&bases, &scalars, &config)
+                .await
+                .map_err(|e| JsValue::from(js_error(e)))?;
+            let results = js_sys::Array::new();
+            for (result, v) in run.results.into_iter().zip(&vectors) {
+                let run = MsmRun {
+                    result,
+                    plan: run.plan,
+                    timings: run.timings.clone(),
+                };
+                results.push(&MsmResult::new(run, v.len()).into());
+            }
+            Ok(results.into())
+        })
+    }
+
     fn prepare(&self, bases: &Bases, scalars: &[u8], options: JsValue) -> Result<Prepared, JsError> {
+        let config = self.call_config(bases, options)?;
+        let scalars = encoding::scalar_words(scalars).map_err(js_error)?;
+        Ok((bases.inner.clone(), scalars, config))
+    }
+
+    /// Checks every vector here, so that a mistake names its vector.
+    fn prepare_batch(&self, bases: &Bases, vectors: &JsValue, options: JsValue) -> Result<PreparedBatch, JsError> {
+        let config = self.call_config(bases, options)?;
+        if !js_sys::Array::is_array(vectors) {
+            return Err(js_error("msmBatch: expected an array of Uint8Array scalar vectors"));
+        }
+        let mut words = Vec::new();
+        for (i, v) in js_sys::Array::from(vectors).iter().enumerate() {
+            let bytes = v
+                .dyn_into::<js_sys::Uint8Array>()
+                .map_err(|_| js_error(format!("scalar vector {i}: expected a Uint8Array")))?;
+            let v = encoding::scalar_words(&bytes.to_vec()).map_err(|e| js_error(format!("scalar vector {i}: {e}")))?;
+            if v.len() > bases.length() {
+                let e = msm_core::MsmError::LengthMismatch {
+                    bases: bases.length(),
+                    scalars: v.len(),
+                };
+                return Err(js_error(format!("scalar vector {i}: {e}")));
+            }
+            words.push(v);
+        }
+        Ok((bases.inner.clone(), words, config))
+    }
+
+    /// The knobs of one call on `bases` (which must be this context's).
+    fn call_config(&self, bases: &Bases, options: JsValue) -> Result<MsmConfig, JsError> {
         if bases.owner != Rc::as_ptr(&self.ctx) as usize {
             return Err(js_error("these bases were uploaded through another MsmContext"));
         }
         let options: MsmOptions = from_js(options, "MsmOptions")?;
-        let config = options.apply(&self.config.borrow()).map_err(js_error)?;
-        let scalars = encoding::scalar_words(scalars).map_err(js_error)?;
-        Ok((bases.inner.clone(), scalars, config))
+        options.apply(&self.config.borrow()).map_err(js_error)
     }
 }
 
 /// An MSM's checked inputs: the bases, the scalars as canonical words, the knobs.
 type Prepared = (Rc<msm_core::Bases>, Vec<[u32; 8]>, MsmConfig);
+/// A batch's checked inputs: as [`Prepared`] with one word vector per MSM.
+type PreparedBatch = (Rc<msm_core::Bases>, Vec<Vec<[u32; 8]>>, MsmConfig);
 
 /// A base set resident on one context's GPU.
 #[wasm_bindgen]
@@ -242,98 +308,6 @@ impl Bases {
     #[wasm_bindgen(getter)]
     pub fn length(&self) -> usize {
         self.inner.len()
-    }
-}
-
-/// One MSM's result point, its plan and where the time went.
-#[wasm_bindgen]
-pub struct MsmResult {
-    points: usize,
-    run: MsmRun,
-}
-
-impl MsmResult {
-    fn new(run: MsmRun, points: usize) -> Self {
-        MsmResult { points, run }
-    }
-
-    fn affine(&self) -> G1Affine {
-        self.run.result.into_affine()
-    }
-}
-
-#[wasm_bindgen]
-impl MsmResult {
-    /// The point in the arkworks uncompressed format (64 bytes).
-    #[wasm_bindgen(getter)]
-    pub fn point(&self) -> Vec<u8> {
-        encoding::point_arkworks(&self.run.result)
-    }
-
-    /// The point as raw little-endian x then y (64 zero bytes for the identity).
-    #[wasm_bindgen(getter)]
-    pub fn raw(&self) -> Vec<u8> {
-        encoding::point_raw(&self.run.result)
-    }
-
-    /// Affine x as 0x-prefixed big-endian hex (empty for the identity).
-    #[wasm_bindgen(getter)]
-    pub fn x(&self) -> String {
-        self.affine().x().map(|x| encoding::hex(&x)).unwrap_or_default()
-    }
-
-    /// Affine y as 0x-prefixed big-endian hex (empty for the identity).
-    #[wasm_bindgen(getter)]
-    pub fn y(&self) -> String {
-        self.affine().y().map(|y| encoding::hex(&y)).unwrap_or_default()
-    }
-
-    #[wasm_bindgen(getter, js_name = isIdentity)]
-    pub fn is_identity(&self) -> bool {
-        self.affine().is_zero()
-    }
-
-    /// Number of points of the MSM.
-    #[wasm_bindgen(getter)]
-    pub fn points(&self) -> usize {
-        self.points
-    }
-
-    /// GPU time per pass in ms (order of `passes()`), when `timing` was on and
-    /// the context has timestamps.
-    #[wasm_bindgen(getter, js_name = gpuPassMs)]
-    pub fn gpu_pass_ms(&self) -> Option<Vec<f64>> {
-        self.run.timings.gpu_pass_ms.map(|p| p.to_vec())
-    }
-
-    /// Scalar conversion and upload, ms.
-    #[wasm_bindgen(getter, js_name = uploadMs)]
-    pub fn upload_ms(&self) -> f64 {
-        self.run.timings.upload_ms
-    }
-
-    /// Submit until the window sums were read back, ms.
-    #[wasm_bindgen(getter, js_name = gpuWallMs)]
-    pub fn gpu_wall_ms(&self) -> f64 {
-        self.run.timings.gpu_wall_ms
-    }
-
-    /// Horner over the window sums on the CPU, ms.
-    #[wasm_bindgen(getter, js_name = hostCombineMs)]
-    pub fn host_combine_ms(&self) -> f64 {
-        self.run.timings.host_combine_ms
-    }
-
-    /// The window width used (0 for an empty MSM).
-    #[wasm_bindgen(getter, js_name = windowBits)]
-    pub fn window_bits(&self) -> u32 {
-        self.run.plan.map_or(0, |p| p.c)
-    }
-
-    /// Walker threads of the (first) chunk's plan.
-    #[wasm_bindgen(getter, js_name = walkerThreads)]
-    pub fn walker_threads(&self) -> u32 {
-        self.run.plan.map_or(0, |p| p.threads)
     }
 }
 

@@ -7,6 +7,7 @@
 //! const ctx = await MsmContext.create();
 //! const srs = ctx.uploadBases(basesBytes);      // once per base set
 //! const result = await ctx.msm(srs, scalarBytes); // MsmResult
+//! const [a, b] = await ctx.msmBatch(srs, [aBytes, bBytes]); // one submission
 //! ```
 //!
 //! Byte formats: [`encoding`]. Knobs: [`options`].
@@ -14,8 +15,10 @@
 mod api;
 pub mod encoding;
 pub mod options;
+mod result;
 
-pub use api::{cpu_msm, passes, Bases, MsmContext, MsmResult, SampleInputs};
+pub use api::{cpu_msm, passes, Bases, MsmContext, SampleInputs};
+pub use result::MsmResult;
 
 /// Panics (bugs) show their message in the browser console instead of a bare
 /// `unreachable` trap.

@@ -3,53 +3,16 @@
 //! Run with `scripts/test-web.sh`.
 #![cfg(target_arch = "wasm32")]
 
-use std::cell::RefCell;
-use std::rc::Rc;
+mod common;
 
 use ark_bn254::{Fr, G1Affine};
+use common::{context, error_message, js, run};
 use msm_wasm::encoding::{points_arkworks, scalars_bytes};
-use msm_wasm::{cpu_msm, Bases, MsmContext, MsmResult, SampleInputs};
-use wasm_bindgen::convert::TryFromJsValue;
-use wasm_bindgen::{JsCast, JsError, JsValue};
-use wasm_bindgen_futures::JsFuture;
+use msm_wasm::{cpu_msm, MsmContext, SampleInputs};
+use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-thread_local! {
-    static CTX: RefCell<Option<Rc<MsmContext>>> = const { RefCell::new(None) };
-}
-
-/// One context for every test of this page: pipelines compile once.
-async fn context() -> Rc<MsmContext> {
-    if let Some(c) = CTX.with(|c| c.borrow().clone()) {
-        return c;
-    }
-    let ctx = Rc::new(MsmContext::create(JsValue::UNDEFINED).await.expect("a WebGPU context"));
-    CTX.with(|c| *c.borrow_mut() = Some(ctx.clone()));
-    ctx
-}
-
-fn js(json: &str) -> JsValue {
-    js_sys::JSON::parse(json).expect("valid JSON")
-}
-
-fn message(e: JsValue) -> String {
-    e.dyn_into::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .unwrap_or_else(|v| format!("{v:?}"))
-}
-
-fn error_message(e: JsError) -> String {
-    message(JsValue::from(e))
-}
-
-async fn run(ctx: &MsmContext, bases: &Bases, scalars: &[u8], options: JsValue) -> Result<MsmResult, String> {
-    match JsFuture::from(ctx.msm(bases, scalars, options)).await {
-        Ok(v) => Ok(MsmResult::try_from_js_value(v).expect("an MsmResult")),
-        Err(e) => Err(message(e)),
-    }
-}
 
 /// The MSM of arkworks-format bytes on the GPU, checked against arkworks.
 async fn check(ctx: &MsmContext, bases: &[u8], scalars: &[u8], options: &str, what: &str) {
@@ -161,6 +124,16 @@ async fn knob_matrix_matches_arkworks() {
     console_log!("the knob matrix in {:.0} s", (js_sys::Date::now() - t0) / 1e3);
     check(&ctx, &b, &s, r#"{"reduce": "gpu", "windowBits": 4}"#, "GPU reduce").await;
     check(&ctx, &b, &s, r#"{"maxChunkPoints": 13}"#, "chunks").await;
+}
+
+#[wasm_bindgen_test]
+async fn batch_matches_single_msm_and_arkworks() {
+    common::batch_matches_single_and_arkworks(&*context().await).await;
+}
+
+#[wasm_bindgen_test]
+async fn batch_mistakes_are_js_exceptions() {
+    common::batch_mistakes_are_js_exceptions(&*context().await).await;
 }
 
 #[wasm_bindgen_test]

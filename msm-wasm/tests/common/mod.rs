@@ -1,0 +1,184 @@
+//! Helpers and test bodies shared by the browser test binaries: `web.rs` (on
+//! the page's main thread) and `worker.rs` (in a dedicated Web Worker).
+// Each binary uses a subset.
+#![allow(dead_code)]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use ark_bn254::Fr;
+use msm_wasm::encoding::scalars_bytes;
+use msm_wasm::{cpu_msm, Bases, MsmContext, MsmResult, SampleInputs};
+use wasm_bindgen::convert::TryFromJsValue;
+use wasm_bindgen::{JsCast, JsError, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::console_log;
+
+thread_local! {
+    static CTX: RefCell<Option<Rc<MsmContext>>> = const { RefCell::new(None) };
+}
+
+/// One context for every test of this binary: pipelines compile once.
+pub async fn context() -> Rc<MsmContext> {
+    if let Some(c) = CTX.with(|c| c.borrow().clone()) {
+        return c;
+    }
+    let ctx = Rc::new(MsmContext::create(JsValue::UNDEFINED).await.expect("a WebGPU context"));
+    CTX.with(|c| *c.borrow_mut() = Some(ctx.clone()));
+    ctx
+}
+
+pub fn js(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).expect("valid JSON")
+}
+
+pub fn message(e: JsValue) -> String {
+    e.dyn_into::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .unwrap_or_else(|v| format!("{v:?}"))
+}
+
+pub fn error_message(e: JsError) -> String {
+    message(JsValue::from(e))
+}
+
+pub async fn run(ctx: &MsmContext, bases: &Bases, scalars: &[u8], options: JsValue) -> Result<MsmResult, String> {
+    match JsFuture::from(ctx.msm(bases, scalars, options)).await {
+        Ok(v) => Ok(MsmResult::try_from_js_value(v).expect("an MsmResult")),
+        Err(e) => Err(message(e)),
+    }
+}
+
+/// `msmBatch` as JS calls it: an array of `Uint8Array`s.
+pub async fn run_batch(
+    ctx: &MsmContext,
+    bases: &Bases,
+    vectors: &[Vec<u8>],
+    options: JsValue,
+) -> Result<Vec<MsmResult>, String> {
+    let array: js_sys::Array = vectors.iter().map(|v| js_sys::Uint8Array::from(&v[..])).collect();
+    batch_of(ctx, bases, array.into(), options).await
+}
+
+/// `msmBatch` with any JS value as its vectors.
+pub async fn batch_of(
+    ctx: &MsmContext,
+    bases: &Bases,
+    vectors: JsValue,
+    options: JsValue,
+) -> Result<Vec<MsmResult>, String> {
+    match JsFuture::from(ctx.msm_batch(bases, vectors, options)).await {
+        Ok(v) => Ok(js_sys::Array::from(&v)
+            .iter()
+            .map(|r| MsmResult::try_from_js_value(r).expect("an MsmResult"))
+            .collect()),
+        Err(e) => Err(message(e)),
+    }
+}
+
+/// A batch over one base set: full, prefix, empty and edge-valued vectors,
+/// each equal to arkworks and to a single `msm` of the same vector, in order.
+pub async fn batch_matches_single_and_arkworks(ctx: &MsmContext) {
+    let n = 40;
+    let inputs = SampleInputs::new(n, 21).unwrap();
+    let b = inputs.bases();
+    let bases = ctx.upload_bases(&b).unwrap();
+    let other = SampleInputs::new(n, 22).unwrap().scalars();
+    let edges = scalars_bytes(&[
+        Fr::from(0u64),
+        Fr::from(1u64),
+        -Fr::from(1u64),
+        Fr::from(0u64),
+        Fr::from(2u64),
+    ]);
+    let vectors = [
+        inputs.scalars(),
+        other[..17 * 32].to_vec(),
+        Vec::new(),
+        other[32..64].to_vec(),
+        edges,
+        other.clone(),
+    ];
+    let t0 = js_sys::Date::now();
+    let results = run_batch(ctx, &bases, &vectors, JsValue::UNDEFINED).await.unwrap();
+    let t1 = js_sys::Date::now();
+    assert_eq!(results.len(), vectors.len());
+    for (i, (v, got)) in vectors.iter().zip(&results).enumerate() {
+        let want = cpu_msm(&b, v).unwrap();
+        assert_eq!(got.point(), want, "vector {i} against arkworks");
+        assert_eq!(got.points(), v.len() / 32, "vector {i}");
+        let single = run(ctx, &bases, v, JsValue::UNDEFINED).await.unwrap();
+        assert_eq!(got.point(), single.point(), "vector {i} against msm");
+    }
+    assert!(results[2].is_identity(), "an empty vector gives the identity");
+    assert_ne!(
+        results[0].point(),
+        results[5].point(),
+        "distinct vectors, distinct results"
+    );
+    console_log!(
+        "msmBatch of {} vectors over {n} bases: {:.0} ms",
+        vectors.len(),
+        t1 - t0
+    );
+
+    // A batch with the context's other knobs gives the same points.
+    let chunked = run_batch(ctx, &bases, &vectors[..2], js(r#"{"maxChunkPoints": 16}"#))
+        .await
+        .unwrap();
+    assert_eq!(chunked[0].point(), results[0].point(), "chunked batch");
+    assert_eq!(chunked[1].point(), results[1].point(), "chunked batch, prefix");
+    assert!(run_batch(ctx, &bases, &[], JsValue::UNDEFINED)
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+/// A mistake in any vector rejects the batch with a message naming it.
+pub async fn batch_mistakes_are_js_exceptions(ctx: &MsmContext) {
+    let inputs = SampleInputs::new(8, 3).unwrap();
+    let bases = ctx.upload_bases(&inputs.bases()).unwrap();
+    let ok = inputs.scalars();
+    let mut long = ok.clone();
+    long.extend_from_slice(&ok[..32]);
+    let e = run_batch(ctx, &bases, &[ok.clone(), long], JsValue::UNDEFINED)
+        .await
+        .err()
+        .expect("a vector longer than the bases is refused");
+    assert!(e.starts_with("scalar vector 1: 9 scalars for 8 bases"), "{e}");
+    let mut too_big = ok.clone();
+    too_big[32 + 31] = 0xff;
+    let e = run_batch(ctx, &bases, &[ok.clone(), ok.clone(), too_big], JsValue::UNDEFINED)
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        e.starts_with("scalar vector 2:") && e.contains("scalar 1 is not below"),
+        "{e}"
+    );
+    let e = run_batch(ctx, &bases, &[ok[..33].to_vec()], JsValue::UNDEFINED)
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        e.starts_with("scalar vector 0:") && e.contains("not a whole number"),
+        "{e}"
+    );
+    let one = js_sys::Uint8Array::from(&ok[..]);
+    let e = batch_of(ctx, &bases, one.into(), JsValue::UNDEFINED)
+        .await
+        .err()
+        .unwrap();
+    assert!(e.contains("expected an array"), "{e}");
+    let mixed = js_sys::Array::of2(&js_sys::Uint8Array::from(&ok[..]), &js("[1, 2]"));
+    let e = batch_of(ctx, &bases, mixed.into(), JsValue::UNDEFINED)
+        .await
+        .err()
+        .unwrap();
+    assert!(e.contains("scalar vector 1: expected a Uint8Array"), "{e}");
+    let e = run_batch(ctx, &bases, &[ok], js(r#"{"walkerSlots": 0}"#))
+        .await
+        .err()
+        .unwrap();
+    assert!(e.contains("walker_slots"), "{e}");
+}
