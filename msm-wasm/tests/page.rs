@@ -203,3 +203,36 @@ fn bench_page_reports_correct() {
     assert_eq!(state, "done", "page error: {error}");
     assert_eq!(verdict, "correct");
 }
+
+/// The npm package `scripts/build-web.sh` emits: package.json carries the
+/// crate's name, version and license, and lists only files that were built,
+/// its module and types among them; the types declare `msmBatch`.
+#[test]
+#[ignore = "needs scripts/build-web.sh; run by scripts/test-web.sh"]
+fn package_lists_the_built_files() {
+    let pkg = www().join("pkg");
+    let text = std::fs::read(pkg.join("package.json")).expect("the package is built: run scripts/build-web.sh");
+    let json: Value = serde_json::from_slice(&text).expect("package.json is JSON");
+    assert_eq!(json["name"], env!("CARGO_PKG_NAME"));
+    assert_eq!(json["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(json["license"], env!("CARGO_PKG_LICENSE"));
+    assert_eq!(json["description"], env!("CARGO_PKG_DESCRIPTION"));
+    let files: Vec<&str> = json["files"]
+        .as_array()
+        .expect("a files list")
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    for f in &files {
+        assert!(pkg.join(f).exists(), "{f} is listed but was not built");
+    }
+    for key in ["module", "types"] {
+        let f = json[key].as_str().unwrap_or_else(|| panic!("no {key}"));
+        assert!(files.contains(&f), "{key} {f} is not in files");
+    }
+    let types = std::fs::read_to_string(pkg.join("msm_wasm.d.ts")).unwrap();
+    assert!(
+        types.contains("msmBatch(bases: Bases, vectors: Uint8Array[], options?: MsmOptions): Promise<MsmResult[]>;"),
+        "msmBatch's types"
+    );
+}
