@@ -133,9 +133,9 @@ fn witness<C: ConstraintSynthesizer<Fr>>(circuit: C) -> Result<Witness, Box<dyn 
     });
     circuit.generate_constraints(cs.clone())?;
     cs.finalize();
-    if !cs.is_satisfied()? {
-        return Err(SynthesisError::Unsatisfiable.into());
-    }
+    // No `is_satisfied` here: ark-groth16 checks it in debug builds only, and
+    // it costs as much as the rest of the reduction; an unsatisfied witness
+    // gives a proof that does not verify.
     let h = LibsnarkReduction::witness_map::<Fr, GeneralEvaluationDomain<Fr>>(cs.clone())?;
     let num_inputs = cs.num_instance_variables();
     let inner = cs.borrow().ok_or(SynthesisError::MissingCS)?;
