@@ -78,6 +78,11 @@ struct Report {
     seed: u64,
     scalars: String,
     config: String,
+    /// Where the knobs came from: a tuned profile or built-in defaults.
+    profile: String,
+    /// GPU memory this context holds after the runs (bases, scratch,
+    /// staging, results; the context's own count).
+    gpu_memory_bytes: u64,
     window_bits: u32,
     windows: u32,
     walker_threads: u32,
@@ -130,6 +135,12 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     }
     let config = args.knobs.config()?;
     let ctx = args.gpu.context(config.clone())?;
+    // without knobs on the command line, the adapter's profile decides
+    let config = if args.knobs.is_empty() {
+        ctx.config_for(1 << args.logn)
+    } else {
+        config
+    };
     let class: ScalarClass = args.scalars.parse().map_err(MsmError::InvalidConfig)?;
     let n = 1usize << args.logn;
     let t = Instant::now();
@@ -244,6 +255,8 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         seed: args.seed,
         scalars: class.name().into(),
         config: config_line(&config),
+        profile: ctx.profile_source().to_string(),
+        gpu_memory_bytes: ctx.live_memory().bytes(),
         window_bits: plan.c,
         windows: plan.windows,
         walker_threads: plan.threads,
@@ -311,7 +324,12 @@ fn print_report(ctx: &msm_core::GpuContext, r: &Report) {
         "plan         c = {}, {} windows, {} walker threads x S = {} tasks; {}",
         r.window_bits, r.windows, r.walker_threads, r.walker_tasks, r.config
     );
+    println!("profile      {}", r.profile);
     println!("bases        uploaded once in {:.2} ms", r.base_upload_ms);
+    println!(
+        "gpu memory   {:.1} MiB held by this context",
+        r.gpu_memory_bytes as f64 / (1 << 20) as f64
+    );
     println!(
         "cold         {:.3} ms (first call: pipelines, buffers)   check: {}",
         r.cold_ms,

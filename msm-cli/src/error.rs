@@ -28,6 +28,8 @@ pub enum CliError {
     Mismatch,
     #[error("{0} variant(s) failed while running (see their rows)")]
     VariantsFailed(usize),
+    #[error("soak: {mismatches} result(s) differ from arkworks and {errors} run(s) failed (see FAILED lines)")]
+    SoakFailed { mismatches: u64, errors: u64 },
     #[error("no variant can run at this size on this adapter (see the reasons above)")]
     NothingRan,
 }

@@ -2,7 +2,7 @@
 //! every `MsmConfig` knob. Knob values are handed as text to msm-core's one
 //! parser (`MsmConfig::set`), which also serves the browser API and the page.
 
-use msm_core::{ContextOptions, FieldCode, FieldLayout, GpuContext, Inversion, MsmConfig, MsmError};
+use msm_core::{ContextOptions, FieldCode, FieldLayout, GpuContext, Inversion, MsmConfig, MsmError, ProfileChoice};
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct GpuArgs {
@@ -24,6 +24,10 @@ pub struct GpuArgs {
     /// (default: $MSM_GPU_CACHE_DIR, else the user's cache folder).
     #[arg(long)]
     pub pipeline_cache: Option<std::path::PathBuf>,
+    /// Tuned profile: `auto` (this adapter's, written by `msm-cli tune`),
+    /// `off` (built-in defaults) or a file.
+    #[arg(long, default_value = "auto")]
+    pub profile: std::path::PathBuf,
 }
 
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -66,6 +70,23 @@ pub struct KnobArgs {
 }
 
 impl KnobArgs {
+    /// No knob was given: the context's profile decides.
+    pub fn is_empty(&self) -> bool {
+        let flags = [
+            &self.window_bits,
+            &self.wtpb,
+            &self.prefmem,
+            &self.ws,
+            &self.cachedx,
+            &self.fused,
+            &self.wthreads,
+            &self.split,
+            &self.max_chunk_points,
+            &self.reduce,
+        ];
+        self.knobs.is_empty() && flags.iter().all(|f| f.is_none())
+    }
+
     /// The defaults with every flag given applied.
     pub fn config(&self) -> Result<MsmConfig, MsmError> {
         let mut c = MsmConfig::default();
@@ -96,6 +117,16 @@ impl KnobArgs {
 impl GpuArgs {
     /// Builds the context (timestamps on when the adapter has them).
     pub fn context(&self, config: MsmConfig) -> Result<GpuContext, MsmError> {
+        let profile = match self.profile.as_os_str().to_str() {
+            Some("auto") => ProfileChoice::Auto,
+            Some("off") => ProfileChoice::Off,
+            _ => ProfileChoice::File(self.profile.clone()),
+        };
+        self.context_with_profile(config, profile)
+    }
+
+    /// [`GpuArgs::context`] with the profile given.
+    pub fn context_with_profile(&self, config: MsmConfig, profile: ProfileChoice) -> Result<GpuContext, MsmError> {
         let field_layout = self
             .layout
             .as_deref()
@@ -135,6 +166,7 @@ impl GpuArgs {
                 Some(p) if p.as_os_str() == "off" => msm_core::PipelineCacheDir::Off,
                 Some(p) => msm_core::PipelineCacheDir::At(p.clone()),
             },
+            profile,
         })?;
         if ctx.is_software() {
             eprintln!(

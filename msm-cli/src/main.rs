@@ -11,8 +11,10 @@ mod generate;
 mod inputs;
 mod knobs;
 mod msm;
+mod soak;
 mod stats;
 mod sweep;
+mod tune;
 
 #[derive(Parser)]
 #[command(
@@ -37,8 +39,12 @@ enum Command {
     Gen(generate::Args),
     /// The GPU MSM of bases and scalars from files, checked against arkworks.
     Msm(msm::Args),
+    /// Many random MSMs (sizes, knob sets, adversarial inputs) on one context, each checked against arkworks.
+    Soak(soak::Args),
     /// One knob at a time from the defaults, timed interleaved (ABBA), checked.
     Sweep(sweep::Args),
+    /// Measure this adapter (knob ladder, CPU/GPU crossover) and write its tuned profile.
+    Tune(tune::Args),
 }
 
 fn main() {
@@ -63,7 +69,9 @@ fn main() {
         Command::Bench(args) => bench::run(&args).map_err(Into::into),
         Command::Gen(args) => generate::run(&args),
         Command::Msm(args) => msm::run(&args),
+        Command::Soak(args) => soak::run(&args),
         Command::Sweep(args) => sweep::run(&args),
+        Command::Tune(args) => tune::run(&args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -83,3 +83,31 @@ fn truncated_scalars_fail_cleanly() {
     assert!(out.stdout.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A short soak: random sizes, knob sets (one shader set, so pipelines
+/// compile once) and input classes, every result checked against arkworks
+/// by the command, which exits non-zero on a mismatch or an error.
+#[test]
+fn short_soak_matches_arkworks() {
+    let out = cli(&[
+        "soak",
+        "--count",
+        "20",
+        "--seed",
+        "7",
+        "--max-logn",
+        "9",
+        "--shader-sets",
+        "1",
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "soak failed: {stdout}\n{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON summary");
+    let count = |k: &str| summary[k].as_u64().unwrap_or_else(|| panic!("{k} in {summary}"));
+    assert_eq!(count("runs"), 20);
+    assert_eq!(count("ok") + count("refused"), 20);
+    assert_eq!((count("mismatches"), count("errors")), (0, 0));
+    assert!(count("ok") >= 10, "most drawn knob sets run: {summary}");
+}

@@ -6,11 +6,25 @@ use ark_ec::AffineRepr;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::context::GpuContext;
+use crate::context::{GpuContext, LiveGuard};
+use crate::error::MsmError;
 use crate::repr::FieldRepr;
 
 /// Bytes of one packed coordinate (8 words).
 const COORD_BYTES: u64 = 32;
+
+/// GPU bytes of one resident point: x and y planes and its identity flag.
+pub const BASE_BYTES: u64 = 2 * COORD_BYTES + 4;
+
+/// The most points one base part holds when a coordinate plane may take
+/// `binding` bytes in one binding and `buffer` in one buffer: a power of two,
+/// so that the power-of-two chunks an MSM is cut into fill parts exactly and
+/// share one plan (2^26 points on a 2 GiB binding: two parts of 2^25, not
+/// 2^26 - 1 and 1).
+pub fn base_part_points(binding: u64, buffer: u64) -> usize {
+    let points = (binding.min(buffer) / COORD_BYTES).max(1);
+    1usize << (63 - points.leading_zeros())
+}
 
 /// A base set resident on one context's device, as SoA planes x[], y[] and
 /// identity flags. Sets larger than one storage binding are split into parts
@@ -21,6 +35,8 @@ pub struct Bases {
     pub(crate) n: usize,
     pub(crate) parts: Vec<BasePart>,
     pub(crate) layout: msm_wgsl::FieldLayout,
+    /// Counts these buffers in the context's live memory while they exist.
+    _live: LiveGuard,
 }
 
 /// Points `[start, start + len)` of a base set, in buffers of their own.
@@ -46,6 +62,17 @@ impl Bases {
     pub fn parts(&self) -> usize {
         self.parts.len()
     }
+
+    /// GPU bytes of a set of `n` points (an empty set still binds one word
+    /// per buffer).
+    pub fn bytes_for(n: usize) -> u64 {
+        (n as u64 * BASE_BYTES).max(12)
+    }
+
+    /// (first point, points) of each part.
+    pub(crate) fn part_ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.parts.iter().map(|p| (p.start, p.len))
+    }
 }
 
 impl std::fmt::Debug for Bases {
@@ -60,16 +87,39 @@ impl std::fmt::Debug for Bases {
 
 impl GpuContext {
     /// The most points one base part may hold: a coordinate plane (32 bytes a
-    /// point) must fit one storage binding and one buffer.
+    /// point) must fit one storage binding and one buffer (see
+    /// [`base_part_points`]).
     pub fn max_base_part_points(&self) -> usize {
         let limits = self.device.limits();
-        let bytes = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
-        (bytes / COORD_BYTES).max(1) as usize
+        base_part_points(limits.max_storage_buffer_binding_size, limits.max_buffer_size)
+    }
+
+    /// [`GpuContext::upload_bases`], with the checks first: an error instead
+    /// of an unusable [`Bases`] when the device is lost, or when the points
+    /// would not fit its memory (checked before allocating where the device
+    /// says how much it has, else the driver's refusal).
+    pub async fn try_upload_bases(&self, points: &[G1Affine]) -> Result<Bases, MsmError> {
+        self.check_lost()?;
+        self.check_bases_fit(points.len())?;
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let bases = self.upload_bases(points);
+        if let Some(e) = scope.pop().await {
+            return Err(MsmError::OutOfMemory {
+                what: format!("{} bases (the driver refused: {e})", points.len()),
+                needed: Bases::bytes_for(points.len()),
+                available: self.device_memory(),
+            });
+        }
+        self.check_lost()?;
+        Ok(bases)
     }
 
     /// Converts `points` and uploads them once. Identity points are allowed
     /// (they contribute nothing). A set whose coordinate planes exceed one
-    /// storage binding is split into parts that each fit.
+    /// storage binding is split into parts that each fit. On a lost device
+    /// the set is unusable and MSMs on it fail with
+    /// [`MsmError::DeviceLost`]; [`GpuContext::try_upload_bases`] says so
+    /// at once.
     pub fn upload_bases(&self, points: &[G1Affine]) -> Bases {
         self.upload_bases_in_parts(points, self.max_base_part_points())
     }
@@ -92,11 +142,13 @@ impl GpuContext {
             }
         }
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let bytes = parts.iter().map(|p| Bases::bytes_for(p.len)).sum();
         Bases {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             n: points.len(),
             parts,
             layout: self.field_layout(),
+            _live: LiveGuard::new(&self.live_bases, bytes),
         }
     }
 
@@ -126,9 +178,55 @@ impl GpuContext {
         BasePart {
             start,
             len: points.len(),
-            x: self.storage_init("bases.x", &x, false),
-            y: self.storage_init("bases.y", &y, false),
-            flags: self.storage_init("bases.flags", &flags, false),
+            x: self.base_buffer("bases.x", &x),
+            y: self.base_buffer("bases.y", &y),
+            flags: self.base_buffer("bases.flags", &flags),
+        }
+    }
+
+    /// A storage buffer holding `words` (counted), written through a mapping
+    /// at creation. Where the device is lost or out of memory the buffer is
+    /// invalid and stays unwritten instead of panicking; the next MSM or
+    /// [`GpuContext::try_upload_bases`] reports why.
+    fn base_buffer(&self, label: &str, words: &[u32]) -> wgpu::Buffer {
+        let words: &[u32] = if words.is_empty() { &[0] } else { words };
+        let size = std::mem::size_of_val(words) as u64;
+        self.counters.buffers.fetch_add(1, Ordering::Relaxed);
+        self.counters.buffer_bytes.fetch_add(size, Ordering::Relaxed);
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: true,
+        });
+        if let Ok(mut view) = buffer.get_mapped_range_mut(..) {
+            view.copy_from_slice(bytemuck::cast_slice(words));
+            drop(view);
+            buffer.unmap();
+        }
+        buffer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parts are powers of two that fill the bindings: on a 2 GiB binding
+    /// (the H200's 2^31 - 1 bytes) 2^26 points take two parts of 2^25; on
+    /// lavapipe's 128 MiB bindings, parts of 2^22.
+    #[test]
+    fn parts_are_powers_of_two_within_the_limits() {
+        let h200 = base_part_points((1 << 31) - 1, 4 << 30);
+        assert_eq!(h200, 1 << 25);
+        assert_eq!((1usize << 26).div_ceil(h200), 2);
+        assert_eq!(base_part_points(128 << 20, (1 << 31) - 1), 1 << 22);
+        assert_eq!(base_part_points(100, 1 << 40), 2);
+        assert_eq!(base_part_points(0, 0), 1);
+        for (binding, buffer) in [(1u64 << 31, 1u64 << 31), (3 << 29, 1 << 40), (5000, 4000)] {
+            let p = base_part_points(binding, buffer) as u64;
+            assert!(p.is_power_of_two() && p * COORD_BYTES <= binding.min(buffer));
+            assert!(2 * p * COORD_BYTES > binding.min(buffer));
         }
     }
 }

@@ -25,7 +25,9 @@ pub enum MsmError {
     Readback(String),
     #[error("GPU error: {0}")]
     Device(String),
-    #[error("the GPU device was lost: {0}")]
+    /// The device is gone (driver reset, removal, `destroy`): this context
+    /// stays unusable; build a new one.
+    #[error("the GPU device was lost: {0}; create a new context")]
     DeviceLost(String),
     #[error(
         "{scalars} scalars for {bases} bases: an MSM takes at most one scalar per base \
@@ -39,6 +41,20 @@ pub enum MsmError {
          (max_chunk_points) or a smaller window_bits"
     )]
     BindingTooSmall { what: &'static str, bytes: u64, limit: u64 },
+    /// More GPU memory than the device holds: checked before allocating
+    /// where the sizes are known, else the driver's refusal with this call's
+    /// planned bytes.
+    #[error(
+        "{what} need {needed} bytes of GPU memory{}",
+        available.map_or_else(String::new, |a| format!("; at most {a} fit"))
+    )]
+    OutOfMemory {
+        what: String,
+        needed: u64,
+        /// The limit the need was compared with (device memory or the largest
+        /// buffer); `None` where the backend does not say.
+        available: Option<u64>,
+    },
     #[error("the GPU returned a value that is not a reduced field element (a shader bug)")]
     CorruptResult,
 }

@@ -16,6 +16,7 @@ pub mod config;
 pub mod context;
 pub mod cpu;
 pub mod diagnostics;
+pub mod engine;
 pub mod error;
 pub mod headless;
 pub mod knobs;
@@ -26,13 +27,15 @@ pub mod plan;
 pub mod repr;
 pub mod sample;
 
-pub use bases::Bases;
+pub use bases::{base_part_points, Bases, BASE_BYTES};
 pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
 pub use context::{
-    default_field_code, default_inversion, default_layout, is_swiftshader, list_adapters, CompileRecord,
-    ContextOptions, CreatedObjects, GpuContext, PipelineCacheDir,
+    default_field_code, default_inversion, default_layout, is_swiftshader, list_adapters, msm_memory_on, CompileRecord,
+    ContextOptions, CreatedObjects, GpuContext, LiveMemory, MsmMemory, PipelineCacheDir,
 };
 pub use diagnostics::MsmStages;
+pub use engine::profile::{Profile, ProfileChoice, ProfileSource};
+pub use engine::{Backend, Engine, EngineBases, EngineOptions, Route};
 pub use error::MsmError;
 pub use msm::{MsmBatchRun, MsmRun, MsmTimings, Scalars};
 pub use msm_wgsl::{FieldCode, FieldLayout, Inversion};

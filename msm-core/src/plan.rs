@@ -96,6 +96,38 @@ impl Plan {
             q
         }
     }
+
+    /// Bytes of the GPU buffers the passes use for this plan (the context's
+    /// per-plan scratch), before the bases and the results: the GPU memory
+    /// one chunk adds. Keep in sync with `GpuContext::new_scratch` (a test
+    /// compares the two on a real context).
+    pub fn scratch_bytes(&self) -> u64 {
+        use crate::passes::{preprocess, reduce};
+        let tb = self.total_buckets();
+        let rec = crate::layout::POINT_RECORD_BYTES as u64;
+        let xyzz = reduce::XYZZ_BYTES;
+        let chain: u64 = (1..=walker_combine::MAX_LEVELS)
+            .map(|l| walker_combine::level_len(self.tasks, l) as u64 * walker_combine::CHAIN_SUM_BYTES)
+            .map(|b| b.max(16))
+            .sum();
+        let storage = [
+            self.n as u64 * 32,     // scalars
+            tb * 4,                 // counts
+            (tb + 1) * 4,           // offsets
+            tb * 4,                 // cursor
+            self.max_entries() * 4, // l0_index
+            self.max_entries() * 4, // l0_bucket
+            preprocess::scan_blocks(self) as u64 * 4,
+            tb * rec,                    // bucket sums
+            2 * self.tasks as u64 * rec, // walker partials
+            self.tasks as u64 * xyzz,    // split sums
+            self.windows as u64 * self.segments as u64 * xyzz,
+            self.windows as u64 * reduce::groups_per_window(self) as u64 * xyzz,
+            self.windows as u64 * xyzz, // window sums
+        ];
+        let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
+        params + chain + storage.iter().map(|&b| b.max(16)).sum::<u64>()
+    }
 }
 
 /// What the adapter allows, as far as the plan is concerned.

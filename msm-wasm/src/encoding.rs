@@ -56,16 +56,25 @@ fn items<'a>(bytes: &'a [u8], size: usize, what: &str) -> Result<std::slice::Chu
     Ok(body.chunks_exact(size))
 }
 
-/// Bases in the arkworks uncompressed format, checked on the curve.
+/// Bases in the arkworks uncompressed format, checked on the curve, each in
+/// the one encoding arkworks writes: arkworks itself reads any coordinates
+/// under the infinity flag as the identity and ignores the sign flag, so a
+/// damaged flag would otherwise pass as another point.
 pub fn bases_arkworks(bytes: &[u8]) -> Result<Vec<G1Affine>, FormatError> {
     items(bytes, POINT_BYTES, "bases")?
         .enumerate()
         .map(|(i, b)| {
-            G1Affine::deserialize_with_mode(b, Compress::No, Validate::Yes).map_err(|e| {
+            let p = G1Affine::deserialize_with_mode(b, Compress::No, Validate::Yes).map_err(|e| {
                 FormatError(format!(
                     "bases: point {i} is not an uncompressed arkworks BN254 G1 point ({e})"
                 ))
-            })
+            })?;
+            if points_arkworks(&[p]) != b {
+                return Err(FormatError(format!(
+                    "bases: point {i}'s flag bits disagree with its coordinates (not an encoding arkworks writes)"
+                )));
+            }
+            Ok(p)
         })
         .collect()
 }

@@ -109,6 +109,8 @@ impl ContextOptions {
             timestamps: self.timestamps.unwrap_or(true),
             config,
             pipeline_cache: msm_core::PipelineCacheDir::Off,
+            // no config folder in a browser
+            profile: msm_core::ProfileChoice::Off,
         })
     }
 }

@@ -102,6 +102,13 @@ impl GpuContext {
 
     /// Maps the first `size` bytes of a MAP_READ buffer and returns them.
     pub(crate) async fn map_read_range(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, MsmError> {
+        use tracing::Instrument;
+        self.map_read_inner(buf, size)
+            .instrument(tracing::debug_span!("msm.readback", bytes = size))
+            .await
+    }
+
+    async fn map_read_inner(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, MsmError> {
         let (tx, rx) = futures_channel::oneshot::channel();
         buf.slice(..size).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);

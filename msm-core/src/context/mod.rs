@@ -5,6 +5,7 @@
 mod adapter;
 mod buffers;
 mod disk_cache;
+mod health;
 mod pipelines;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,9 +15,12 @@ use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion, ShaderLibrary};
 
 pub use adapter::{default_field_code, default_inversion, default_layout, has_loop_cap, is_swiftshader, list_adapters};
 pub use disk_cache::PipelineCacheDir;
+pub(crate) use health::LiveGuard;
+pub use health::{msm_memory_on, LiveMemory, MsmMemory};
 pub use pipelines::CompileRecord;
 
 use crate::config::{MsmConfig, ReduceOn};
+use crate::engine::profile::{self, Profile, ProfileChoice, ProfileSource};
 use crate::error::MsmError;
 use crate::plan::AdapterBounds;
 
@@ -39,6 +43,9 @@ pub struct ContextOptions {
     /// Where compiled pipelines persist across processes (where the adapter
     /// has a pipeline cache).
     pub pipeline_cache: PipelineCacheDir,
+    /// Which tuned profile fills in the knobs `config` leaves at their
+    /// defaults (`msm-cli tune` writes them).
+    pub profile: ProfileChoice,
 }
 
 /// GPU objects this context has created, by kind (a warm MSM with an
@@ -75,11 +82,22 @@ pub struct GpuContext {
     /// Mapped staging buffers for scalars, pooled across calls.
     pub(crate) staging: Mutex<Vec<crate::msm::Staging>>,
     pub(crate) config: MsmConfig,
+    /// The caller gave knobs: a profile does not touch them.
+    config_explicit: bool,
+    profile: Option<Profile>,
+    profile_source: ProfileSource,
     timestamps: bool,
     pub(crate) counters: Counters,
     /// The first GPU error nobody was waiting for (out of memory, a lost
     /// device...); reported by the next MSM instead of wgpu's default panic.
     device_error: Arc<Mutex<Option<String>>>,
+    /// Why the device was lost, from wgpu's device-lost callback.
+    lost: Arc<Mutex<Option<String>>>,
+    /// Resident base sets of this context, counted by [`crate::Bases`].
+    pub(crate) live_bases: Arc<health::LiveBases>,
+    /// Bytes of the device's largest device-local memory heap, where the
+    /// backend says (read once).
+    device_memory: Option<u64>,
     /// Kept alive with the device: on the web, dropping the instance loses
     /// the device ("a valid external Instance reference no longer exists").
     _instance: Option<(wgpu::Instance, wgpu::Adapter)>,
@@ -99,6 +117,11 @@ impl GpuContext {
     /// Requests an adapter (high performance, or the first whose name matches
     /// `opts.adapter_name`) and a device with the adapter's full limits.
     pub async fn new(opts: &ContextOptions) -> Result<Self, MsmError> {
+        use tracing::Instrument;
+        Self::create(opts).instrument(tracing::info_span!("msm.context")).await
+    }
+
+    async fn create(opts: &ContextOptions) -> Result<Self, MsmError> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = match &opts.adapter_name {
             Some(name) => {
@@ -159,16 +182,18 @@ impl GpuContext {
         };
         let mut ctx = Self::build(device, queue, info, field, timestamps, &opts.pipeline_cache)?;
         ctx.config = opts.config.clone();
+        ctx.config_explicit = opts.config != MsmConfig::default();
+        ctx.load_profile(&opts.profile);
         ctx._instance = Some((instance, adapter));
         let sink = ctx.device_error.clone();
         ctx.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
             sink.lock().unwrap().get_or_insert_with(|| e.to_string());
         }));
-        let sink = ctx.device_error.clone();
+        let lost = ctx.lost.clone();
         ctx.device.set_device_lost_callback(move |reason, message| {
-            if reason != wgpu::DeviceLostReason::Destroyed {
-                *sink.lock().unwrap() = Some(format!("the device was lost ({reason:?}): {message}"));
-            }
+            lost.lock()
+                .unwrap()
+                .get_or_insert_with(|| format!("{reason:?}: {message}"));
         });
         Ok(ctx)
     }
@@ -220,6 +245,8 @@ impl GpuContext {
         let timestamps = timestamps && device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let tag = format!("{}-{:?}-{}", field.layout, field.code, field.inversion).to_lowercase();
         let disk = disk_cache::DiskCache::open(&device, &info, cache_dir, &tag);
+        let device_memory = health::device_local_heap(&device);
+        let class = profile::adapter_class(&info);
         Ok(GpuContext {
             pipelines: pipelines::PipelineCache::new(&device, disk),
             device,
@@ -230,9 +257,15 @@ impl GpuContext {
             results: Mutex::default(),
             staging: Mutex::default(),
             config: Default::default(),
+            config_explicit: false,
+            profile: None,
+            profile_source: ProfileSource::BuiltIn { class, ignored: None },
             timestamps,
             counters: Counters::default(),
             device_error: Arc::default(),
+            lost: Arc::default(),
+            live_bases: Arc::default(),
+            device_memory,
             _instance: None,
         })
     }
@@ -242,9 +275,60 @@ impl GpuContext {
         &self.config
     }
 
-    /// Replaces the knobs [`GpuContext::msm`] uses.
+    /// Replaces the knobs [`GpuContext::msm`] uses (a profile no longer applies).
     pub fn set_config(&mut self, config: MsmConfig) {
         self.config = config;
+        self.config_explicit = true;
+    }
+
+    /// The knobs [`GpuContext::msm`] uses for `n` points: the caller's when
+    /// it gave any, else the tuned profile's for that size, else the defaults.
+    pub fn config_for(&self, n: usize) -> MsmConfig {
+        match (&self.profile, self.config_explicit) {
+            (Some(p), false) => p.config_for(n),
+            _ => self.config.clone(),
+        }
+    }
+
+    /// Where this context's default knobs come from.
+    pub fn profile_source(&self) -> &ProfileSource {
+        &self.profile_source
+    }
+
+    /// Points from which the GPU beats arkworks here: the tuned profile's
+    /// measurement, else the built-in one of the adapter class (`None`: never).
+    pub fn crossover(&self) -> Option<usize> {
+        match &self.profile {
+            Some(p) => p.crossover,
+            None => profile::builtin_crossover(&self.info),
+        }
+    }
+
+    /// Loads the profile `choice` names, if it fits this adapter.
+    fn load_profile(&mut self, choice: &ProfileChoice) {
+        let layout = self.field_layout().to_string();
+        let path = match choice {
+            ProfileChoice::Off => return,
+            ProfileChoice::File(p) => Some(p.clone()),
+            ProfileChoice::Auto => Profile::default_path(&self.info, &layout),
+        };
+        let Some(path) = path.filter(|_| !cfg!(target_arch = "wasm32")) else {
+            return;
+        };
+        match Profile::load(&path, &self.info, &layout) {
+            Ok(Some(p)) => {
+                self.profile = Some(p);
+                self.profile_source = ProfileSource::Tuned(path);
+            }
+            Ok(None) => {}
+            Err(why) => {
+                tracing::warn!(%why, "ignoring a tuned MSM profile; using built-in defaults");
+                self.profile_source = ProfileSource::BuiltIn {
+                    class: profile::adapter_class(&self.info),
+                    ignored: Some(why),
+                };
+            }
+        }
     }
 
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
@@ -332,10 +416,12 @@ impl GpuContext {
         }
     }
 
-    /// Fails with the first GPU error that reached no error scope since the
-    /// last call (contexts from [`GpuContext::new`] only: a caller's device
-    /// keeps the caller's error handler).
+    /// Fails with [`MsmError::DeviceLost`] once the device is lost, else with
+    /// the first GPU error that reached no error scope since the last call
+    /// (contexts from [`GpuContext::new`] only: a caller's device keeps the
+    /// caller's error and device-lost handlers).
     pub(crate) fn check_device_error(&self) -> Result<(), MsmError> {
+        self.check_lost()?;
         match self.device_error.lock().unwrap().take() {
             Some(message) => Err(MsmError::Device(message)),
             None => Ok(()),

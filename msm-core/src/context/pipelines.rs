@@ -39,6 +39,11 @@ pub(crate) struct PipelineCache {
     /// pipeline layout built on it.
     layouts: Vec<(wgpu::BindGroupLayout, wgpu::PipelineLayout)>,
     log: Mutex<Vec<CompileRecord>>,
+    /// Held while pipelines compile: threads that meet a cold context
+    /// together wait for the first one's pipelines instead of compiling
+    /// copies of their own (native: the web compiles on one thread).
+    #[cfg(not(target_arch = "wasm32"))]
+    compiling: Mutex<()>,
     pub(crate) disk: Option<DiskCache>,
 }
 
@@ -65,6 +70,8 @@ impl PipelineCache {
             pipelines: Mutex::default(),
             layouts,
             log: Mutex::default(),
+            #[cfg(not(target_arch = "wasm32"))]
+            compiling: Mutex::default(),
             disk,
         }
     }
@@ -121,19 +128,23 @@ impl GpuContext {
         }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.module(id)?;
+        let span = tracing::info_span!("msm.compile", shader = id.label(), entry);
         let t = web_time::Instant::now();
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(id.label()),
-            layout: pass.map(|p| &cache.layouts[p.index()].1),
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: overrides,
-                ..Default::default()
-            },
-            cache: cache.disk.as_ref().map(|d| &d.cache),
+        let pipeline = span.in_scope(|| {
+            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(id.label()),
+                layout: pass.map(|p| &cache.layouts[p.index()].1),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: overrides,
+                    ..Default::default()
+                },
+                cache: cache.disk.as_ref().map(|d| &d.cache),
+            })
         });
         let ms = t.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!(shader = id.label(), entry, ms, "pipeline compiled");
         self.counters.pipelines.fetch_add(1, Ordering::Relaxed);
         if let Some(err) = scope.pop().await {
             cache.modules.lock().unwrap().remove(&id);
@@ -159,6 +170,8 @@ impl GpuContext {
     /// parallel, one thread each (drivers compile concurrently), after their
     /// modules; then saves the disk cache if it grew.
     pub(crate) async fn precompile(&self, jobs: Vec<PipelineJob>) -> Result<(), MsmError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        let _one_at_a_time = self.pipelines.compiling.lock().unwrap_or_else(|e| e.into_inner());
         let missing: Vec<PipelineJob> = {
             let cached = self.pipelines.pipelines.lock().unwrap();
             let mut seen = std::collections::HashSet::new();

@@ -24,7 +24,8 @@ impl GpuContext {
     /// The MSM of `bases` with each scalar vector, with the context's config.
     pub async fn msm_batch(&self, bases: &Bases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
         let vectors: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::Fr(v)).collect();
-        Ok(self.msm_batch_with(bases, &vectors, &self.config).await?.results)
+        let config = self.config_for(vectors.iter().map(|v| v.len()).max().unwrap_or(0));
+        Ok(self.msm_batch_with(bases, &vectors, &config).await?.results)
     }
 
     /// [`GpuContext::msm_batch`] for scalars in either form, with `config`.
@@ -37,7 +38,9 @@ impl GpuContext {
         for v in vectors {
             self.check_inputs(bases, v.len())?;
         }
-        let run = self.run_batch(bases, vectors, config).await?;
+        use tracing::Instrument;
+        let span = tracing::debug_span!("msm.batch", vectors = vectors.len());
+        let run = self.run_batch(bases, vectors, config).instrument(span).await?;
         Ok(MsmBatchRun {
             results: run.results,
             plan: run.plan,

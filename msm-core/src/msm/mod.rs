@@ -18,7 +18,7 @@ use ark_bn254::{Fr, G1Affine, G1Projective};
 
 pub use batch::MsmBatchRun;
 pub use readback::{bucket_point, record_point};
-pub(crate) use readback::{decode_window_sums, WINDOW_BYTES};
+pub(crate) use readback::{decode_window_sums, RESULT_STRIDE, WINDOW_BYTES};
 pub(crate) use scratch::Scratch;
 pub(crate) use upload::Staging;
 
@@ -128,7 +128,9 @@ impl GpuContext {
         config: &MsmConfig,
     ) -> Result<MsmRun, MsmError> {
         self.check_inputs(bases, scalars.len())?;
-        let run = self.run_batch(bases, &[scalars], config).await?;
+        self.check_msm(bases, scalars.len(), config)?;
+        let run = (self.run_batch(bases, &[scalars], config).await)
+            .map_err(|e| self.explain_error(e, bases, scalars.len(), config))?;
         Ok(MsmRun {
             result: run.results[0],
             plan: run.plan,
@@ -155,7 +157,8 @@ impl GpuContext {
 
     /// The MSM of resident `bases` and `scalars` with the context's config.
     pub async fn msm(&self, bases: &Bases, scalars: &[Fr]) -> Result<G1Projective, MsmError> {
-        Ok(self.msm_with(bases, scalars, &self.config).await?.result)
+        let config = self.config_for(scalars.len());
+        Ok(self.msm_with(bases, scalars, &config).await?.result)
     }
 
     /// Blocking [`GpuContext::msm`] (native only).
@@ -209,6 +212,9 @@ impl GpuContext {
                     _ => t.gpu_kernel_ms.push((label.clone(), ms)),
                 }
             }
+        }
+        for pass in Pass::ALL {
+            tracing::debug!(pass = pass.name(), gpu_ms = pass_ms[pass.index()], "GPU pass time");
         }
         t.gpu_pass_ms = Some(pass_ms);
         t.gpu_span_ms = Some(span_ms);

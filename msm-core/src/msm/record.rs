@@ -85,6 +85,7 @@ impl GpuContext {
                 timestamp_writes: None,
             });
             for (pass, kernels) in &pipelines.passes {
+                let _span = tracing::trace_span!("msm.record", pass = pass.name()).entered();
                 for (k, p) in kernels {
                     dispatch(&mut cp, *pass, k, p);
                 }

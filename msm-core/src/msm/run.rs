@@ -235,6 +235,7 @@ impl GpuContext {
             at += j.scalars.len() as u64 * 32;
         }
         let write = || {
+            let _span = tracing::debug_span!("msm.upload_scalars", bytes = staging_bytes).entered();
             let t = web_time::Instant::now();
             for (k, j) in jobs.iter().enumerate() {
                 staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&Self::params(j)));

@@ -1,0 +1,56 @@
+//! `tune` writes a profile that `bench` then reports using; a corrupt
+//! profile is ignored with its reason, never fatal. Tiny sizes and a
+//! one-step ladder: on lavapipe each knob set compiles its own pipelines.
+
+use std::process::Command;
+
+fn cli(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_msm-cli"))
+        .args(args)
+        .output()
+        .expect("the msm-cli binary runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+#[test]
+fn tune_writes_a_profile_bench_uses() {
+    let dir = std::env::temp_dir().join(format!("msm-cli-tune-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("profile.json");
+    let p = path.to_str().unwrap();
+    let (ok, text) = cli(&[
+        "tune",
+        "--sizes",
+        "9",
+        "--reps",
+        "1",
+        "--crossover-max-logn",
+        "7",
+        "--ladder",
+        "walker_slots=2",
+        "--out",
+        p,
+    ]);
+    assert!(ok, "tune failed:\n{text}");
+    assert!(text.contains("crossover"), "{text}");
+    let profile: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(profile["format"], 1);
+    assert!(profile["adapter"].as_str().is_some_and(|a| !a.is_empty()));
+
+    let bench = ["bench", "--logn", "9", "--reps", "1", "--cpu-reps", "0", "--profile", p];
+    let (ok, text) = cli(&bench);
+    assert!(ok, "bench with the profile failed:\n{text}");
+    assert!(text.contains("tuned profile"), "{text}");
+
+    std::fs::write(&path, "{ corrupt").unwrap();
+    let (ok, text) = cli(&bench);
+    assert!(ok, "a corrupt profile must not be fatal:\n{text}");
+    assert!(text.contains("profile ignored"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,252 @@
+//! The engine a prover holds: one type for every backend. `Backend::Auto`
+//! runs arkworks on the CPU below a crossover size measured per adapter
+//! (`msm-cli tune`; built-in per adapter class otherwise) and the GPU above
+//! it, and falls back to the CPU with one warning when no adapter works;
+//! `Backend::Gpu` always uses the GPU and returns its errors;
+//! `Backend::Cpu` never opens an adapter. Results are arkworks' either way.
+//! Routing decisions and fallbacks are reported through `tracing`.
+
+pub mod profile;
+
+use ark_bn254::{Fr, G1Affine, G1Projective};
+
+use crate::bases::Bases;
+use crate::context::{ContextOptions, GpuContext};
+use crate::cpu;
+use crate::error::MsmError;
+
+/// Which hardware computes MSMs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// CPU below the crossover, GPU above it; CPU when no adapter works.
+    #[default]
+    Auto,
+    /// Always the GPU; errors are returned.
+    Gpu,
+    /// Always arkworks on the CPU.
+    Cpu,
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backend::Auto => "auto",
+            Backend::Gpu => "gpu",
+            Backend::Cpu => "cpu",
+        })
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = MsmError;
+    fn from_str(s: &str) -> Result<Self, MsmError> {
+        match s {
+            "auto" => Ok(Backend::Auto),
+            "gpu" => Ok(Backend::Gpu),
+            "cpu" => Ok(Backend::Cpu),
+            _ => Err(MsmError::InvalidConfig(format!(
+                "backend `{s}`: expected auto | gpu | cpu"
+            ))),
+        }
+    }
+}
+
+/// Where one MSM runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    Cpu,
+    Gpu,
+}
+
+/// How to build an [`Engine`].
+#[derive(Clone, Debug, Default)]
+pub struct EngineOptions {
+    pub backend: Backend,
+    /// The GPU context's options (adapter, layout, knobs, profile).
+    pub context: ContextOptions,
+    /// Overrides the crossover (points) at which Auto switches to the GPU.
+    pub crossover: Option<usize>,
+}
+
+/// A base set as the engine holds it: on the GPU where MSMs may run there,
+/// and on the host where they may run on the CPU.
+pub struct EngineBases {
+    host: Option<Vec<G1Affine>>,
+    gpu: Option<Bases>,
+    len: usize,
+}
+
+impl EngineBases {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// One engine for every backend; see the module docs.
+pub struct Engine {
+    backend: Backend,
+    gpu: Option<GpuContext>,
+    crossover: Option<usize>,
+    fallback: Option<String>,
+}
+
+impl Engine {
+    /// Opens the GPU context the backend needs.
+    pub async fn new(opts: &EngineOptions) -> Result<Self, MsmError> {
+        let (gpu, fallback) = match opts.backend {
+            Backend::Cpu => (None, None),
+            Backend::Gpu => (Some(GpuContext::new(&opts.context).await?), None),
+            Backend::Auto => match GpuContext::new(&opts.context).await {
+                Ok(c) => (Some(c), None),
+                Err(e) => {
+                    tracing::warn!(error = %e, "no usable GPU adapter: every MSM runs on the CPU (arkworks)");
+                    (None, Some(e.to_string()))
+                }
+            },
+        };
+        let crossover = opts.crossover.or_else(|| gpu.as_ref().and_then(|g| g.crossover()));
+        if let Some(g) = &gpu {
+            tracing::info!(
+                adapter = %g.adapter_info().name,
+                backend = %opts.backend,
+                crossover = ?crossover,
+                profile = %g.profile_source(),
+                "MSM engine ready"
+            );
+        }
+        Ok(Engine {
+            backend: opts.backend,
+            gpu,
+            crossover,
+            fallback,
+        })
+    }
+
+    /// Blocking [`Engine::new`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn new_blocking(opts: &EngineOptions) -> Result<Self, MsmError> {
+        pollster::block_on(Self::new(opts))
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The GPU context, where there is one.
+    pub fn gpu(&self) -> Option<&GpuContext> {
+        self.gpu.as_ref()
+    }
+
+    /// Points from which Auto runs on the GPU (`None`: never).
+    pub fn crossover(&self) -> Option<usize> {
+        self.crossover
+    }
+
+    /// Why Auto fell back to the CPU, if it did.
+    pub fn fallback_reason(&self) -> Option<&str> {
+        self.fallback.as_deref()
+    }
+
+    /// Where an MSM of `n` points runs.
+    pub fn route(&self, n: usize) -> Route {
+        match (self.backend, &self.gpu) {
+            (Backend::Cpu, _) | (_, None) => Route::Cpu,
+            (Backend::Gpu, Some(_)) => Route::Gpu,
+            (Backend::Auto, Some(_)) => match self.crossover {
+                Some(x) if n >= x => Route::Gpu,
+                _ => Route::Cpu,
+            },
+        }
+    }
+
+    /// Keeps `points` where this engine's MSMs over them may run.
+    pub fn upload_bases(&self, points: &[G1Affine]) -> EngineBases {
+        let _span = tracing::info_span!("msm.upload_bases", n = points.len()).entered();
+        let gpu = (self.route(points.len()) == Route::Gpu)
+            .then(|| self.gpu.as_ref().map(|g| g.upload_bases(points)))
+            .flatten();
+        let host = (self.backend != Backend::Gpu || gpu.is_none()).then(|| points.to_vec());
+        EngineBases {
+            host,
+            gpu,
+            len: points.len(),
+        }
+    }
+
+    /// The MSM of the first `scalars.len()` bases with `scalars`.
+    pub async fn msm(&self, bases: &EngineBases, scalars: &[Fr]) -> Result<G1Projective, MsmError> {
+        Ok(self.msm_batch(bases, &[scalars]).await?.remove(0))
+    }
+
+    /// One MSM per scalar vector over the same bases; the vectors the GPU
+    /// takes run as one batch.
+    pub async fn msm_batch(&self, bases: &EngineBases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
+        let mut out = vec![G1Projective::default(); vectors.len()];
+        let mut on_gpu = Vec::new();
+        for (k, v) in vectors.iter().enumerate() {
+            if v.len() > bases.len {
+                return Err(MsmError::LengthMismatch {
+                    bases: bases.len,
+                    scalars: v.len(),
+                });
+            }
+            match (self.route(v.len()), &bases.gpu, &bases.host) {
+                (Route::Gpu, Some(_), _) | (_, Some(_), None) => on_gpu.push(k),
+                (_, _, Some(host)) => {
+                    let _span = tracing::debug_span!("msm.cpu", n = v.len()).entered();
+                    tracing::debug!(n = v.len(), crossover = ?self.crossover, "below the crossover: arkworks on the CPU");
+                    out[k] = cpu::msm_reference(&host[..v.len()], v);
+                }
+                (_, None, None) => unreachable!("bases are kept on the host or the GPU"),
+            }
+        }
+        if !on_gpu.is_empty() {
+            let (gpu, resident) = (
+                self.gpu.as_ref().expect("GPU bases imply a context"),
+                bases.gpu.as_ref().unwrap(),
+            );
+            let picked: Vec<&[Fr]> = on_gpu.iter().map(|&k| vectors[k]).collect();
+            let results = gpu.msm_batch(resident, &picked).await?;
+            for (k, r) in on_gpu.into_iter().zip(results) {
+                out[k] = r;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Blocking [`Engine::msm`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_blocking(&self, bases: &EngineBases, scalars: &[Fr]) -> Result<G1Projective, MsmError> {
+        pollster::block_on(self.msm(bases, scalars))
+    }
+
+    /// Blocking [`Engine::msm_batch`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn msm_batch_blocking(&self, bases: &EngineBases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
+        pollster::block_on(self.msm_batch(bases, vectors))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MSM futures stay `Send`, so provers can spawn them on any executor.
+    #[test]
+    fn futures_are_send() {
+        fn send<T: Send>(_: T) {}
+        let opts = EngineOptions::default();
+        send(Engine::new(&opts));
+        if let Ok(e) = Engine::new_blocking(&EngineOptions {
+            backend: Backend::Cpu,
+            ..Default::default()
+        }) {
+            let b = e.upload_bases(&[]);
+            send(e.msm(&b, &[]));
+        }
+    }
+}
