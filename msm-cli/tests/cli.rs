@@ -85,8 +85,9 @@ fn truncated_scalars_fail_cleanly() {
 }
 
 /// A short soak: random sizes, knob sets (one shader set, so pipelines
-/// compile once) and input classes, every result checked against arkworks
-/// by the command, which exits non-zero on a mismatch or an error.
+/// compile once) and input classes on two threads sharing the context, every
+/// result checked against arkworks by the command, which exits non-zero on a
+/// mismatch or an error.
 #[test]
 fn short_soak_matches_arkworks() {
     let out = cli(&[
@@ -99,6 +100,8 @@ fn short_soak_matches_arkworks() {
         "9",
         "--shader-sets",
         "1",
+        "--threads",
+        "2",
         "--json",
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -5,10 +5,13 @@
 //! panic fails the case, and proptest shrinks it and keeps its seed in
 //! `fuzz.proptest-regressions` beside this file; a case that runs too long
 //! fails too. Cases: `PROPTEST_CASES` (default 64) for the text and plan
-//! properties; the GPU property runs a hundredth of that, at least 6.
+//! properties; the GPU property runs `GPU_FUZZ_CASES`, else a hundredth of
+//! that, at least 6, and with `--nocapture` reports every 50 cases.
 
 mod common;
 
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use ark_bn254::Fr;
@@ -23,6 +26,28 @@ fn cases(default: u32) -> u32 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+fn gpu_cases() -> u32 {
+    std::env::var("GPU_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or((cases(64) / 100).max(6))
+}
+
+/// Counts the GPU cases run (shrinking included) and reports every 50, so a
+/// long run shows how far it got.
+fn gpu_case_done() {
+    static DONE: AtomicU32 = AtomicU32::new(0);
+    static START: OnceLock<Instant> = OnceLock::new();
+    let start = START.get_or_init(Instant::now);
+    let done = DONE.fetch_add(1, Ordering::Relaxed) + 1;
+    if done.is_multiple_of(50) {
+        eprintln!(
+            "checked_msm_entry: {done} cases in {:.0} s",
+            start.elapsed().as_secs_f64()
+        );
+    }
 }
 
 fn config(cases: u32) -> ProptestConfig {
@@ -149,7 +174,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config((cases(64) / 100).max(6)))]
+    #![proptest_config(config(gpu_cases()))]
 
     /// The checked entry on the GPU with arbitrary lengths (scalars longer
     /// than the bases included), both scalar forms and knob sets over the
@@ -182,6 +207,7 @@ proptest! {
         let input = if canonical { Scalars::Canonical(&words) } else { Scalars::Fr(&scalars) };
         let t = Instant::now();
         let got = pollster::block_on(ctx.msm_scalars_with(&bases, input, &c));
+        gpu_case_done();
         // bounded work: a hang or a runaway plan fails the case
         prop_assert!(t.elapsed() < Duration::from_secs(120), "{} took {:?}", c.describe(), t.elapsed());
         match got {

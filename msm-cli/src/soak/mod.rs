@@ -8,6 +8,8 @@
 //! `--seed s --start i --count 1` replays it.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::time::Instant;
 
 use ark_ec::CurveGroup;
@@ -44,6 +46,11 @@ pub struct Args {
     /// first use, seconds on a CPU adapter. 0: a fresh draw every run.
     #[arg(long, default_value_t = 0)]
     shader_sets: usize,
+    /// Threads sharing the one context, each taking the next run index: the
+    /// draws and results are the same as with one, the runs overlap (the
+    /// arkworks checks on the host's cores, the MSMs on the device).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
     /// Start no run after this many seconds (the summary says how many ran).
     #[arg(long)]
     max_seconds: Option<f64>,
@@ -104,6 +111,117 @@ fn run_one(ctx: &GpuContext, d: &Draw, seed: u64, rng: &mut ChaCha20Rng) -> (Out
     (outcome, gpu_s, cpu_s)
 }
 
+/// One finished run, sent from the thread that ran it to the tally.
+struct Record {
+    i: u64,
+    draw: Draw,
+    outcome: Outcome,
+    gpu_s: f64,
+    cpu_s: f64,
+}
+
+/// Draws run `i` from `(seed, i)` alone and runs it. With `--log`, one thread
+/// writes the draw before the run and the outcome after it on one line (a
+/// hang or crash shows which run); several threads write a line for each.
+fn soak_one(
+    ctx: &GpuContext,
+    args: &Args,
+    sets: &[Vec<(&'static str, String)>],
+    max_tpb: u32,
+    i: u64,
+    shared: bool,
+) -> Record {
+    let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
+    rng.set_stream(i);
+    let set = (!sets.is_empty()).then(|| sets[below(&mut rng, sets.len() as u64) as usize].as_slice());
+    let draw = Draw::new(&mut rng, args.max_logn, set, max_tpb);
+    if args.log {
+        let knobs: Vec<String> = draw.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let line = format!("run {i}: n = {}, {}, {} ... ", draw.n, draw.class(), knobs.join(","));
+        if shared {
+            eprintln!("{line}started");
+        } else {
+            eprint!("{line}");
+        }
+    }
+    let (outcome, gpu_s, cpu_s) = run_one(ctx, &draw, rng.next_u64(), &mut rng);
+    if args.log {
+        let what = match &outcome {
+            Outcome::Ok => "ok".to_string(),
+            Outcome::Refused(k) => format!("refused ({k})"),
+            Outcome::Mismatch => "MISMATCH".to_string(),
+            Outcome::Error(e) => format!("ERROR {e}"),
+        };
+        if shared {
+            eprintln!("run {i}: {what} in {gpu_s:.3} s");
+        } else {
+            eprintln!("{what} in {gpu_s:.3} s");
+        }
+    }
+    Record {
+        i,
+        draw,
+        outcome,
+        gpu_s,
+        cpu_s,
+    }
+}
+
+/// Adds one run to the summary; a failure is printed with its replay command.
+fn tally(s: &mut Summary, r: Record, args: &Args, bar: &ProgressBar) {
+    let (i, d) = (r.i, &r.draw);
+    s.runs += 1;
+    s.points += d.n as u64;
+    s.gpu_s += r.gpu_s;
+    s.arkworks_s += r.cpu_s;
+    let class = s.by_class.entry(d.class()).or_default();
+    class.runs += 1;
+    let failure = match r.outcome {
+        Outcome::Ok => {
+            s.ok += 1;
+            None
+        }
+        Outcome::Refused(knob) => {
+            s.refused += 1;
+            *s.refused_by.entry(knob).or_default() += 1;
+            None
+        }
+        Outcome::Mismatch => {
+            s.mismatches += 1;
+            class.mismatches += 1;
+            Some("MISMATCH with arkworks".to_string())
+        }
+        Outcome::Error(e) => {
+            s.errors += 1;
+            class.errors += 1;
+            Some(format!("ERROR {e}"))
+        }
+    };
+    if let Some(what) = failure {
+        let knobs: Vec<String> = d.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let line = format!(
+            "run {i}: {what}; n = {} (+{} bases, parts of {:?}, {} scalars), {}, knobs {}; replay: msm-cli soak \
+             --seed {} --max-logn {} --shader-sets {} --start {i} --count 1",
+            d.n,
+            d.extra,
+            d.part,
+            if d.canonical { "canonical" } else { "Fr" },
+            d.class(),
+            knobs.join(","),
+            args.seed,
+            args.max_logn,
+            args.shader_sets,
+        );
+        bar.println(&line);
+        s.failures.push(line);
+    }
+    bar.set_message(format!(
+        "ok {} refused {} mismatches {} errors {}",
+        s.ok, s.refused, s.mismatches, s.errors
+    ));
+    bar.inc(1);
+}
+
 #[derive(Default, Serialize)]
 struct ClassCount {
     runs: u64,
@@ -119,6 +237,7 @@ struct Summary {
     start: u64,
     max_logn: u32,
     shader_sets: usize,
+    threads: usize,
     runs: u64,
     ok: u64,
     refused: u64,
@@ -162,6 +281,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         start: args.start,
         max_logn: args.max_logn,
         shader_sets: args.shader_sets,
+        threads: args.threads.max(1),
         ..Default::default()
     };
     if !args.json {
@@ -178,80 +298,34 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         b
     };
     let t0 = Instant::now();
-    for i in args.start..args.start + args.count {
-        if args.max_seconds.is_some_and(|m| t0.elapsed().as_secs_f64() > m) {
-            s.stopped_early = true;
-            break;
+    let next = AtomicU64::new(args.start);
+    let last = args.start + args.count;
+    let threads = args.threads.max(1);
+    let (tx, rx) = mpsc::channel::<Record>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (ctx, sets, next) = (&ctx, &sets, &next);
+            scope.spawn(move || loop {
+                if args.max_seconds.is_some_and(|m| t0.elapsed().as_secs_f64() > m) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= last {
+                    break;
+                }
+                let record = soak_one(ctx, args, sets, max_tpb, i, threads > 1);
+                if tx.send(record).is_err() {
+                    break;
+                }
+            });
         }
-        let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
-        rng.set_stream(i);
-        let set = (!sets.is_empty()).then(|| sets[below(&mut rng, sets.len() as u64) as usize].as_slice());
-        let d = Draw::new(&mut rng, args.max_logn, set, max_tpb);
-        if args.log {
-            let knobs: Vec<String> = d.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            eprint!("run {i}: n = {}, {}, {} ... ", d.n, d.class(), knobs.join(","));
+        drop(tx);
+        for r in rx {
+            tally(&mut s, r, args, &bar);
         }
-        let (outcome, gpu_s, cpu_s) = run_one(&ctx, &d, rng.next_u64(), &mut rng);
-        if args.log {
-            let what = match &outcome {
-                Outcome::Ok => "ok".to_string(),
-                Outcome::Refused(k) => format!("refused ({k})"),
-                Outcome::Mismatch => "MISMATCH".to_string(),
-                Outcome::Error(e) => format!("ERROR {e}"),
-            };
-            eprintln!("{what} in {gpu_s:.3} s");
-        }
-        s.runs += 1;
-        s.points += d.n as u64;
-        s.gpu_s += gpu_s;
-        s.arkworks_s += cpu_s;
-        let class = s.by_class.entry(d.class()).or_default();
-        class.runs += 1;
-        let failure = match outcome {
-            Outcome::Ok => {
-                s.ok += 1;
-                None
-            }
-            Outcome::Refused(knob) => {
-                s.refused += 1;
-                *s.refused_by.entry(knob).or_default() += 1;
-                None
-            }
-            Outcome::Mismatch => {
-                s.mismatches += 1;
-                class.mismatches += 1;
-                Some("MISMATCH with arkworks".to_string())
-            }
-            Outcome::Error(e) => {
-                s.errors += 1;
-                class.errors += 1;
-                Some(format!("ERROR {e}"))
-            }
-        };
-        if let Some(what) = failure {
-            let knobs: Vec<String> = d.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let line = format!(
-                "run {i}: {what}; n = {} (+{} bases, parts of {:?}, {} scalars), {}, knobs {}; replay: msm-cli soak \
-                 --seed {} --max-logn {} --shader-sets {} --start {i} --count 1",
-                d.n,
-                d.extra,
-                d.part,
-                if d.canonical { "canonical" } else { "Fr" },
-                d.class(),
-                knobs.join(","),
-                args.seed,
-                args.max_logn,
-                args.shader_sets,
-            );
-            bar.println(&line);
-            s.failures.push(line);
-        }
-        bar.set_message(format!(
-            "ok {} refused {} mismatches {} errors {}",
-            s.ok, s.refused, s.mismatches, s.errors
-        ));
-        bar.inc(1);
-    }
+    });
+    s.stopped_early = s.runs < args.count;
     bar.finish_and_clear();
     s.wall_s = t0.elapsed().as_secs_f64();
     if args.json {
@@ -272,7 +346,7 @@ fn print_summary(s: &Summary) {
     println!("adapter    {}", s.adapter);
     println!("field      {}", s.field);
     println!(
-        "runs       {} (seed {}, from run {}, sizes 0..=2^{}, {} points in all, shader sets {})",
+        "runs       {} (seed {}, from run {}, sizes 0..=2^{}, {} points in all, shader sets {}, threads {})",
         s.runs,
         s.seed,
         s.start,
@@ -282,7 +356,8 @@ fn print_summary(s: &Summary) {
             "unbounded".to_string()
         } else {
             s.shader_sets.to_string()
-        }
+        },
+        s.threads
     );
     if s.stopped_early {
         println!("stopped    at the time limit, after {} runs", s.runs);
@@ -296,7 +371,7 @@ fn print_summary(s: &Summary) {
         println!("refused by {}", by.join(", "));
     }
     println!(
-        "time       {:.1} s wall: {:.1} s in GPU MSM calls, {:.1} s in arkworks, the rest inputs and uploads",
+        "time       {:.1} s wall: {:.1} s in GPU MSM calls, {:.1} s in arkworks (summed over threads), the rest inputs and uploads",
         s.wall_s, s.gpu_s, s.arkworks_s
     );
     println!("per class  (runs / mismatches / errors)");
