@@ -121,8 +121,9 @@ impl Plan {
             tb * rec,                    // bucket sums
             2 * self.tasks as u64 * rec, // walker partials
             self.tasks as u64 * xyzz,    // split sums
-            self.windows as u64 * self.segments as u64 * xyzz,
-            self.windows as u64 * reduce::groups_per_window(self) as u64 * xyzz,
+            // reduce: (T, U) per segment, (E, V) per group
+            2 * self.windows as u64 * self.segments as u64 * xyzz,
+            2 * self.windows as u64 * reduce::groups_per_window(self) as u64 * xyzz,
             self.windows as u64 * xyzz, // window sums
         ];
         let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;

@@ -1,17 +1,23 @@
 // reduce: window sums W_j = sum_k k B_{j,k} by running sums, then one point
 // per window for the host's Horner step Q = sum_j 2^(c j) W_j.
 //
-// segments: invocation (g, j) sums segment g of window j, buckets [lo, hi),
-//   walking down: running += B_i; total += running  =>  total = sum (i - lo
-//   + 1) B_i; it adds lo * running (double-and-add, c bits) to weight by
-//   digit i + 1, and writes the segment's sum.
-// groups: workgroup (x, j) sums segments x * WG.. of window j in a tree.
-// windows: one workgroup per window sums its group sums in a tree.
+// With P buckets a segment, segment g of window j (buckets [gP, gP + P))
+// gives T_g = sum (i - gP + 1) B_i and U_g = P sum B_i, and
+// W_j = sum_g T_g + sum_g g U_g. The weights g come from suffix sums,
+// sum_g g U_g = sum_{k >= 1} sum_{g >= k} U_g, in two levels of trees:
 //
-// Each kernel has one call site of xyzz_add (segments feeds its one from a
-// small state machine): drivers inline every call, and compile time grows
-// faster than the code: the first version's seven inlined additions took
-// NVIDIA's compiler 96 s, two per kernel still 10-12 s (docs/benchmarks.md).
+// segments: invocation (g, j) walks its buckets down (running += B_i;
+//   total += running) and doubles the running sum by P: writes (T_g, U_g).
+// groups: workgroup (x, j) takes segments x WG..: a suffix scan of the U,
+//   then E_x = sum T + sum_{k >= 1} suffix_k in a tree, and V_x = sum U;
+//   writes (E_x, V_x).
+// windows: one workgroup per window does the same over its groups, with
+//   the suffixes weighted by WG (doublings): W_j = sum E_x + WG sum_x x V_x.
+//
+// Each kernel has one call site of xyzz_add (operands chosen per step):
+// drivers inline every call, and compile time grows faster than the code:
+// the first version's seven inlined additions took NVIDIA's compiler 96 s,
+// two per kernel still 10-12 s (docs/benchmarks.md).
 #import config
 #import curve
 
@@ -53,12 +59,12 @@ fn bucket_point(b: u32) -> Xyzz {
     return xyzz_identity();
 }
 
-// Segment g of window j: sum_i (i + 1) B_i over its buckets. Steps, one
-// addition each: per bucket (walking down) running += B_i, then total +=
-// running; then lo * running by double-and-add into acc (acc = running,
-// then per bit below the top: acc += acc, and acc += running where set);
-// last total += acc.
-fn segment_sum(j: u32, g: u32) -> Xyzz {
+// Segment g of window j: (T, U) = (sum_i (i - lo + 1) B_i, P sum_i B_i)
+// over its buckets [lo, hi). Steps, one addition each: per bucket (walking
+// down) running += B_i, then total += running; then P * running by
+// double-and-add into acc (acc = running, then per bit of P below the top:
+// acc += acc, and acc += running where set).
+fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
     let per = (params.buckets + params.segments - 1u) / params.segments;
     let lo = min(g * per, params.buckets);
     let hi = min(lo + per, params.buckets);
@@ -67,11 +73,8 @@ fn segment_sum(j: u32, g: u32) -> Xyzz {
     var acc = xyzz_identity();
     var i = hi;
     var second = false;
-    var bit = 0u;
-    if lo > 0u {
-        bit = firstLeadingBit(lo);
-    }
-    // 0: buckets; 1: doublings and additions of the weight; 2: total += acc
+    var bit = firstLeadingBit(per);
+    // 0: buckets; 1: doublings and additions of the weight; 3: done
     var stage = 0u;
     if i == lo {
         stage = 3u;
@@ -82,69 +85,53 @@ fn segment_sum(j: u32, g: u32) -> Xyzz {
         }
         var a: Xyzz;
         var b: Xyzz;
-        switch stage {
-            case 0u: {
-                if second {
-                    a = total;
-                    b = running;
-                } else {
-                    a = running;
-                    b = bucket_point(j * params.buckets + i - 1u);
-                }
-            }
-            case 1u: {
-                a = acc;
-                b = acc;
-                if second {
-                    b = running;
-                }
-            }
-            default: {
+        if stage == 0u {
+            if second {
                 a = total;
-                b = acc;
+                b = running;
+            } else {
+                a = running;
+                b = bucket_point(j * params.buckets + i - 1u);
+            }
+        } else {
+            a = acc;
+            b = acc;
+            if second {
+                b = running;
             }
         }
         let c = xyzz_add(a, b);
-        switch stage {
-            case 0u: {
-                if second {
-                    total = c;
-                    i -= 1u;
-                    if i == lo {
-                        stage = 1u;
-                        acc = running;
-                        if lo == 0u || xyzz_is_identity(running) {
-                            stage = 3u;
-                        } else if bit == 0u {
-                            stage = 2u;
-                        }
-                    }
-                } else {
-                    running = c;
-                }
-                second = !second;
-            }
-            case 1u: {
-                acc = c;
-                if second {
-                    second = false;
-                    bit -= 1u;
-                } else if ((lo >> (bit - 1u)) & 1u) != 0u {
-                    second = true;
-                } else {
-                    bit -= 1u;
-                }
-                if !second && bit == 0u {
-                    stage = 2u;
-                }
-            }
-            default: {
+        if stage == 0u {
+            if second {
                 total = c;
+                i -= 1u;
+                if i == lo {
+                    acc = running;
+                    stage = 1u;
+                    if bit == 0u || xyzz_is_identity(running) {
+                        stage = 3u;
+                    }
+                }
+            } else {
+                running = c;
+            }
+            second = !second;
+        } else {
+            acc = c;
+            if second {
+                second = false;
+                bit -= 1u;
+            } else if ((per >> (bit - 1u)) & 1u) != 0u {
+                second = true;
+            } else {
+                bit -= 1u;
+            }
+            if !second && bit == 0u {
                 stage = 3u;
             }
         }
     }
-    return total;
+    return array<Xyzz, 2>(total, acc);
 }
 
 @compute @workgroup_size(WG)
@@ -152,42 +139,139 @@ fn segments(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j = gid.y;
     let g = gid.x;
     if g < params.segments {
-        segment_sums[j * params.segments + g] = xyzz_pack(segment_sum(j, g));
+        let tu = segment_sum(j, g);
+        let at = 2u * (j * params.segments + g);
+        segment_sums[at] = xyzz_pack(tu[0]);
+        segment_sums[at + 1u] = xyzz_pack(tu[1]);
     }
 }
 
+// ceil(log2(m)) for m >= 1.
+fn ceil_log2(m: u32) -> u32 {
+    if m <= 1u {
+        return 0u;
+    }
+    return firstLeadingBit(m - 1u) + 1u;
+}
+
+// Over the segments x WG.. of window j: E = sum T + sum_{k >= 1} suffix_k of
+// the U (= sum T + sum_k k U_k), V = sum U. Steps: log2(WG) of the suffix
+// scan, one of E's terms (t + suffix), log2(WG) of the tree.
 @compute @workgroup_size(WG)
 fn groups(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
     let j = wid.y;
     let g = wid.x * WG + li;
+    var t = xyzz_identity();
     tree[li] = xyzz_pack(xyzz_identity());
     if g < params.segments {
-        tree[li] = segment_sums[j * params.segments + g];
+        let at = 2u * (j * params.segments + g);
+        t = xyzz_unpack(segment_sums[at]);
+        tree[li] = segment_sums[at + 1u];
     }
     workgroupBarrier();
-    for (var half = WG / 2u; half > 0u; half >>= 1u) {
-        if li < half {
-            tree[li] = xyzz_pack(xyzz_add(xyzz_unpack(tree[li]), xyzz_unpack(tree[li + half])));
+    let levels = ceil_log2(WG);
+    var v = xyzz_identity();
+    for (var step = 0u; step < 2u * levels + 1u; step++) {
+        var live = false;
+        var a = xyzz_identity();
+        var b = xyzz_identity();
+        if step < levels {
+            let d = 1u << step;
+            live = li + d < WG;
+            if live {
+                a = xyzz_unpack(tree[li]);
+                b = xyzz_unpack(tree[li + d]);
+            }
+        } else if step == levels {
+            live = true;
+            a = t;
+            if li == 0u {
+                v = xyzz_unpack(tree[0]);
+            } else {
+                b = xyzz_unpack(tree[li]);
+            }
+        } else {
+            let half = WG >> (step - levels);
+            live = li < half;
+            if live {
+                a = xyzz_unpack(tree[li]);
+                b = xyzz_unpack(tree[li + half]);
+            }
+        }
+        workgroupBarrier();
+        if live {
+            tree[li] = xyzz_pack(xyzz_add(a, b));
         }
         workgroupBarrier();
     }
     if li == 0u {
-        group_sums[j * groups_per_window() + wid.x] = tree[0];
+        let at = 2u * (j * groups_per_window() + wid.x);
+        group_sums[at] = tree[0];
+        group_sums[at + 1u] = xyzz_pack(v);
     }
 }
 
+// Over the groups of window j: W = sum E + WG sum_{k >= 1} suffix_k of the V.
+// Steps: ceil(log2(groups)) of the suffix scan, log2(WG) doublings of each
+// invocation's suffix, one of W's terms (e + WG suffix), then the tree.
 @compute @workgroup_size(WIN_WG)
 fn windows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
     let j = wid.x;
     let groups = groups_per_window();
+    var e = xyzz_identity();
     win_tree[li] = xyzz_pack(xyzz_identity());
     if li < groups {
-        win_tree[li] = group_sums[j * groups + li];
+        let at = 2u * (j * groups + li);
+        e = xyzz_unpack(group_sums[at]);
+        win_tree[li] = group_sums[at + 1u];
     }
     workgroupBarrier();
-    for (var half = WIN_WG / 2u; half > 0u; half >>= 1u) {
-        if li < half {
-            win_tree[li] = xyzz_pack(xyzz_add(xyzz_unpack(win_tree[li]), xyzz_unpack(win_tree[li + half])));
+    let levels = ceil_log2(groups);
+    let doublings = ceil_log2(WG);
+    var own = xyzz_identity();
+    for (var step = 0u; step < 2u * levels + doublings + 1u; step++) {
+        var live = false;
+        var to_own = false;
+        var a = xyzz_identity();
+        var b = xyzz_identity();
+        if step < levels {
+            let d = 1u << step;
+            live = li + d < groups;
+            if live {
+                a = xyzz_unpack(win_tree[li]);
+                b = xyzz_unpack(win_tree[li + d]);
+            }
+        } else if step < levels + doublings {
+            if step == levels && li > 0u && li < groups {
+                own = xyzz_unpack(win_tree[li]);
+            }
+            live = !xyzz_is_identity(own);
+            to_own = true;
+            a = own;
+            b = own;
+        } else if step == levels + doublings {
+            live = true;
+            if doublings == 0u && li > 0u && li < groups {
+                own = xyzz_unpack(win_tree[li]);
+            }
+            a = e;
+            b = own;
+        } else {
+            let half = (1u << levels) >> (step - levels - doublings);
+            live = li < half;
+            if live {
+                a = xyzz_unpack(win_tree[li]);
+                b = xyzz_unpack(win_tree[li + half]);
+            }
+        }
+        workgroupBarrier();
+        if live {
+            let c = xyzz_add(a, b);
+            if to_own {
+                own = c;
+            } else {
+                win_tree[li] = xyzz_pack(c);
+            }
         }
         workgroupBarrier();
     }

@@ -96,17 +96,21 @@ pub fn count(plan: &Plan, config: &MsmConfig, counts: &[u32]) -> OpCounts {
     // combine: each split bucket's pieces join in XYZZ and stay there (no
     // inversion); reduce adds them with a full XYZZ addition
     out.muls[2] = heads * MADD_MULS;
-    // reduce: a mixed and a full addition per bucket, the segment weights
-    // (double-and-add), the trees
-    let per = plan.buckets.div_ceil(plan.segments) as u64;
-    let mut weights = 0u64;
-    for g in 1..plan.segments as u64 {
-        let lo = g * per;
-        let bits = 63 - lo.leading_zeros() as u64;
-        weights += bits * DBL_MULS + (lo.count_ones() as u64 - 1) * ADD_MULS + ADD_MULS;
-    }
+    // reduce: a mixed and a full addition per bucket; per segment, its sum
+    // times P (double-and-add); per group and window, a suffix scan, one
+    // addition per invocation and a tree (the window's suffixes also
+    // doubled log2(WG) times)
+    let per = plan.buckets.div_ceil(plan.segments);
+    let bits = (31 - per.leading_zeros()) as u64;
+    let weights = plan.segments as u64 * (bits * DBL_MULS + (per.count_ones() as u64 - 1) * ADD_MULS);
+    let scan = |m: u64| (0..64).map(|l| m.saturating_sub(1 << l)).sum::<u64>();
+    let wg = reduce::WG as u64;
     let groups_per_window = reduce::groups_per_window(plan) as u64;
-    let trees = (groups_per_window * (reduce::WG as u64 - 1) + reduce::WIN_WG as u64 - 1) * ADD_MULS;
+    let group_trees = groups_per_window * (scan(wg) + wg + wg - 1) * ADD_MULS;
+    let width = groups_per_window.next_power_of_two();
+    let window_tree = (scan(groups_per_window) + groups_per_window + width - 1) * ADD_MULS
+        + groups_per_window.saturating_sub(1) * wg.trailing_zeros() as u64 * DBL_MULS;
+    let trees = group_trees + window_tree;
     out.muls[3] = plan.windows as u64 * (plan.buckets as u64 * (MADD_MULS + ADD_MULS) + weights + trees)
         + splits * (ADD_MULS - MADD_MULS);
     out

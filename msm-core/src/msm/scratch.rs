@@ -74,9 +74,12 @@ impl GpuContext {
             split_sums: buf("walker_combine.split_sums", plan.tasks as u64 * reduce::XYZZ_BYTES),
             segment_sums: buf(
                 "reduce.segment_sums",
-                plan.windows as u64 * plan.segments as u64 * reduce::XYZZ_BYTES,
+                2 * plan.windows as u64 * plan.segments as u64 * reduce::XYZZ_BYTES,
             ),
-            group_sums: buf("reduce.group_sums", plan.windows as u64 * groups * reduce::XYZZ_BYTES),
+            group_sums: buf(
+                "reduce.group_sums",
+                2 * plan.windows as u64 * groups * reduce::XYZZ_BYTES,
+            ),
             window_sums: buf("reduce.window_sums", plan.windows as u64 * reduce::XYZZ_BYTES),
             bind_groups: HashMap::new(),
             timing: None,

@@ -1,5 +1,7 @@
 //! reduce (`msm-wgsl/shaders/reduce.wgsl`): window sums by running sums over
-//! segments of buckets, a tree per group of segments, then a tree per window.
+//! segments of buckets, then the segments' weights from suffix sums and
+//! trees per group of segments and per window (no double-and-add by a
+//! segment's offset).
 //! CPU twin: [`crate::cpu::reduce`].
 
 use super::{Binding, Kernel};
@@ -34,6 +36,8 @@ pub fn kernels(plan: &Plan) -> Vec<Kernel> {
     vec![
         Kernel::new("segments", WG, groups).rows(plan.windows).with("WG", WG),
         Kernel::new("groups", WG, groups).rows(plan.windows).with("WG", WG),
-        Kernel::new("windows", WIN_WG, plan.windows).with("WIN_WG", WIN_WG),
+        Kernel::new("windows", WIN_WG, plan.windows)
+            .with("WG", WG)
+            .with("WIN_WG", WIN_WG),
     ]
 }
