@@ -8,6 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
+use crate::engine::Backend;
 use crate::error::MsmError;
 
 /// One knob of [`MsmConfig`].
@@ -159,6 +160,11 @@ named_values!(
         (ReduceOn::Gpu, "gpu"),
         (ReduceOn::Host, "host")
     ]
+);
+named_values!(
+    Backend,
+    "backend",
+    [(Backend::Auto, "auto"), (Backend::Gpu, "gpu"), (Backend::Cpu, "cpu")]
 );
 named_values!(
     TaskSplit,

@@ -15,7 +15,7 @@ use crate::context::{ContextOptions, GpuContext};
 use crate::cpu;
 use crate::error::MsmError;
 
-/// Which hardware computes MSMs.
+/// Which hardware computes MSMs (text names "auto", "gpu", "cpu": `knobs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Backend {
     /// CPU below the crossover, GPU above it; CPU when no adapter works.
@@ -25,30 +25,6 @@ pub enum Backend {
     Gpu,
     /// Always arkworks on the CPU.
     Cpu,
-}
-
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Backend::Auto => "auto",
-            Backend::Gpu => "gpu",
-            Backend::Cpu => "cpu",
-        })
-    }
-}
-
-impl std::str::FromStr for Backend {
-    type Err = MsmError;
-    fn from_str(s: &str) -> Result<Self, MsmError> {
-        match s {
-            "auto" => Ok(Backend::Auto),
-            "gpu" => Ok(Backend::Gpu),
-            "cpu" => Ok(Backend::Cpu),
-            _ => Err(MsmError::InvalidConfig(format!(
-                "backend `{s}`: expected auto | gpu | cpu"
-            ))),
-        }
-    }
 }
 
 /// Where one MSM runs.
