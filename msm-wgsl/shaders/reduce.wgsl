@@ -42,8 +42,6 @@ fn groups_per_window() -> u32 {
     return (params.segments + WG - 1u) / WG;
 }
 
-
-
 // The bucket sum of bucket b as XYZZ (identity when empty).
 fn bucket_point(b: u32) -> Xyzz {
     if counts[b] == 0u {
@@ -74,13 +72,13 @@ fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
     var i = hi;
     var second = false;
     var bit = firstLeadingBit(per);
-    // 0: buckets; 1: doublings and additions of the weight; 3: done
+    // 0: buckets; 1: doublings and additions of the weight; 2: done
     var stage = 0u;
     if i == lo {
-        stage = 3u;
+        stage = 2u;
     }
     loop {
-        if stage == 3u {
+        if stage == 2u {
             break;
         }
         var a: Xyzz;
@@ -109,7 +107,7 @@ fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
                     acc = running;
                     stage = 1u;
                     if bit == 0u || xyzz_is_identity(running) {
-                        stage = 3u;
+                        stage = 2u;
                     }
                 }
             } else {
@@ -127,7 +125,7 @@ fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
                 bit -= 1u;
             }
             if !second && bit == 0u {
-                stage = 3u;
+                stage = 2u;
             }
         }
     }

@@ -274,6 +274,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             }
         })
         .collect();
+    let threads = args.threads.max(1);
     let mut s = Summary {
         adapter: adapter_line(&ctx),
         field: field_line(&ctx),
@@ -281,7 +282,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         start: args.start,
         max_logn: args.max_logn,
         shader_sets: args.shader_sets,
-        threads: args.threads.max(1),
+        threads,
         ..Default::default()
     };
     if !args.json {
@@ -300,7 +301,6 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let t0 = Instant::now();
     let next = AtomicU64::new(args.start);
     let last = args.start + args.count;
-    let threads = args.threads.max(1);
     let (tx, rx) = mpsc::channel::<Record>();
     std::thread::scope(|scope| {
         for _ in 0..threads {
