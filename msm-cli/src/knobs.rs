@@ -24,6 +24,10 @@ pub struct GpuArgs {
     /// (default: $MSM_GPU_CACHE_DIR, else the user's cache folder).
     #[arg(long)]
     pub pipeline_cache: Option<std::path::PathBuf>,
+    /// Device limits: `adapter` (all it offers) or `default` (WebGPU's
+    /// defaults, what a web page gets that asks for none).
+    #[arg(long, default_value = "adapter")]
+    pub limits: String,
     /// Tuned profile: `auto` (this adapter's, written by `msm-cli tune`),
     /// `off` (built-in defaults) or a file.
     #[arg(long, default_value = "auto")]
@@ -167,6 +171,15 @@ impl GpuArgs {
                 Some(p) => msm_core::PipelineCacheDir::At(p.clone()),
             },
             profile,
+            limits: match self.limits.as_str() {
+                "adapter" => msm_core::LimitsChoice::Adapter,
+                "default" => msm_core::LimitsChoice::WebGpuDefaults,
+                other => {
+                    return Err(MsmError::InvalidConfig(format!(
+                        "--limits: expected adapter or default, got {other:?}"
+                    )))
+                }
+            },
         })?;
         if ctx.is_software() {
             eprintln!(

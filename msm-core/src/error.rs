@@ -36,6 +36,16 @@ pub enum MsmError {
     LengthMismatch { bases: usize, scalars: usize },
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),
+    /// Inputs the MSM cannot read: malformed scalar bytes, bases that are
+    /// not points of the curve (with the index of the first one).
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// A base point given as bytes is refused (the first such point).
+    #[error("base point {index} is refused: {defect}")]
+    InvalidBase {
+        index: usize,
+        defect: crate::cpu::bases::BaseDefect,
+    },
     #[error(
         "{what} need {bytes} bytes in one binding; the adapter allows {limit}: use fewer points per chunk \
          (max_chunk_points) or a smaller window_bits"

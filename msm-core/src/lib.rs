@@ -19,6 +19,7 @@ pub mod diagnostics;
 pub mod engine;
 pub mod error;
 pub mod headless;
+mod host_bytes;
 pub mod knobs;
 pub mod layout;
 pub mod msm;
@@ -30,13 +31,15 @@ pub mod sample;
 pub use bases::{base_part_points, Bases, BASE_BYTES};
 pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
 pub use context::{
-    default_field_code, default_inversion, default_layout, is_swiftshader, list_adapters, msm_memory_on, CompileRecord,
-    ContextOptions, CreatedObjects, GpuContext, LiveMemory, MsmMemory, PipelineCacheDir,
+    default_field_code, default_inversion, default_layout, is_swiftshader, list_adapters, msm_memory_on, AdapterClass,
+    CompileRecord, ContextOptions, CreatedObjects, GpuContext, LimitsChoice, LiveMemory, MsmMemory, PipelineCacheDir,
 };
+pub use cpu::bases::{BaseDefect, BaseFormat};
 pub use diagnostics::MsmStages;
 pub use engine::profile::{Profile, ProfileChoice, ProfileSource};
 pub use engine::{Backend, Engine, EngineBases, EngineOptions, Route};
 pub use error::MsmError;
+pub use host_bytes::HostBytes;
 pub use msm::{MsmBatchRun, MsmRun, MsmTimings, Scalars};
 pub use msm_wgsl::{FieldCode, FieldLayout, Inversion};
 pub use passes::Pass;

@@ -77,6 +77,9 @@ pub struct Plan {
     pub segments: u32,
     /// Walker tasks start at bucket starts ([`TaskSplit::Buckets`]).
     pub align: bool,
+    /// Invocations of reduce's `windows` kernel, the most groups of
+    /// segments a window may have: the adapter's ([`AdapterBounds::reduce_win_wg`]).
+    pub win_wg: u32,
 }
 
 impl Plan {
@@ -154,6 +157,17 @@ impl AdapterBounds {
             loop_capped,
             inversion_loops,
         }
+    }
+
+    /// Invocations of reduce's `windows` kernel: 256, or the largest power of
+    /// two whose XYZZ tree (128 bytes an invocation) and workgroup fit the
+    /// adapter (128 under WebGPU's default 16 KiB of workgroup memory).
+    pub fn reduce_win_wg(&self) -> u32 {
+        let fit = (self.max_workgroup_storage / crate::passes::reduce::XYZZ_BYTES as u32)
+            .min(self.max_invocations_per_workgroup)
+            .min(self.max_workgroup_size_x)
+            .clamp(1, crate::passes::reduce::WIN_WG_MAX);
+        1 << (31 - fit.leading_zeros())
     }
 
     /// The most walker iterations one invocation may run under the loop cap:
@@ -255,8 +269,9 @@ impl MsmConfig {
                     "walker_threads = {threads} times walker_slots = {s} exceeds {max_tasks} walker tasks"
                 ))
             })?;
-        // reduce's windows kernel sums at most WIN_WG groups of WG segments
-        let max_segments = crate::passes::reduce::WG * crate::passes::reduce::WIN_WG;
+        // reduce's windows kernel sums at most win_wg groups of WG segments
+        let win_wg = bounds.reduce_win_wg();
+        let max_segments = crate::passes::reduce::WG * win_wg;
         let per = reduce_segment(windows, buckets).max(buckets.div_ceil(max_segments));
         let segments = buckets.div_ceil(per).max(1);
         let plan = Plan {
@@ -268,6 +283,7 @@ impl MsmConfig {
             tasks,
             segments,
             align,
+            win_wg,
         };
         if bounds.loop_capped && plan.max_task_len() > bounds.walker_max_steps(self) {
             let culprit = if self.walker_threads.is_some() {

@@ -8,14 +8,21 @@
 //! - **raw**: x then y, 32 little-endian bytes each, canonical (< p), 64 bytes
 //!   a point; the identity is 64 zero bytes.
 //!
-//! Scalars: 32 little-endian bytes each, canonical (< r), concatenated or as a
-//! serialized `Vec<Fr>` (8-byte length in front): the arkworks and the raw
-//! format are the same bytes.
+//! Scalars: 32 little-endian bytes each, concatenated or as a serialized
+//! `Vec<Fr>` (8-byte length in front): the arkworks and the raw format are
+//! the same bytes. Any 256-bit value is accepted and taken mod r, so the MSM
+//! is the sum of the integers times the points (arkworks' `msm_bigint`).
+//!
+//! The GPU reads bases and scalars as they are (`MsmContext`): here only the
+//! length prefix is read, and the CPU decoders below serve `cpuMsm`, the
+//! sampler and the tests; they refuse exactly what the GPU refuses.
 
 use ark_bn254::{Fq, Fr, G1Affine, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{BigInteger, PrimeField};
-use ark_serialize::{CanonicalDeserialize, CanonicalSerialize, Compress, Validate};
+use ark_serialize::CanonicalSerialize;
+use msm_core::cpu::bases::decode_base;
+use msm_core::{BaseDefect, BaseFormat};
 
 /// Bytes of one uncompressed point.
 pub const POINT_BYTES: usize = 64;
@@ -32,28 +39,47 @@ impl std::fmt::Display for FormatError {
     }
 }
 
-/// The items of `bytes` (`size` bytes each), with an optional arkworks
-/// `Vec` length prefix that must agree with the count.
-fn items<'a>(bytes: &'a [u8], size: usize, what: &str) -> Result<std::slice::ChunksExact<'a, u8>, FormatError> {
-    let body = if bytes.len() % size == 8 % size && bytes.len() >= 8 {
-        let (prefix, body) = bytes.split_at(8);
-        let count = u64::from_le_bytes(prefix.try_into().unwrap());
-        if count != (body.len() / size) as u64 {
+/// Where the items of `len` bytes (`size` bytes each) begin: after an
+/// optional arkworks `Vec` length prefix (`prefix` reads its 8 bytes), which
+/// must agree with the count.
+pub fn body_start(len: usize, size: usize, prefix: impl FnOnce() -> [u8; 8], what: &str) -> Result<usize, FormatError> {
+    if len % size == 8 % size && len >= 8 {
+        let count = u64::from_le_bytes(prefix());
+        if count != ((len - 8) / size) as u64 {
             return Err(FormatError(format!(
                 "{what}: the 8-byte length prefix says {count} items but {} follow",
-                body.len() / size
+                (len - 8) / size
             )));
         }
-        body
-    } else if bytes.len().is_multiple_of(size) {
-        bytes
+        Ok(8)
+    } else if len.is_multiple_of(size) {
+        Ok(0)
     } else {
-        return Err(FormatError(format!(
-            "{what}: {} bytes is not a whole number of {size}-byte items (optionally after an 8-byte length)",
-            bytes.len()
-        )));
-    };
-    Ok(body.chunks_exact(size))
+        Err(FormatError(format!(
+            "{what}: {len} bytes is not a whole number of {size}-byte items (optionally after an 8-byte length)"
+        )))
+    }
+}
+
+/// The items of `bytes` (`size` bytes each), after an optional length prefix.
+fn items<'a>(bytes: &'a [u8], size: usize, what: &str) -> Result<std::slice::ChunksExact<'a, u8>, FormatError> {
+    let start = body_start(bytes.len(), size, || bytes[..8].try_into().unwrap(), what)?;
+    Ok(bytes[start..].chunks_exact(size))
+}
+
+/// The message of a refused base point, as `uploadBases` reports it.
+pub fn base_error(what: &str, index: usize, defect: BaseDefect) -> FormatError {
+    FormatError(format!("{what}: point {index} is refused: {defect}"))
+}
+
+fn decode_points(bytes: &[u8], format: BaseFormat, what: &str) -> Result<Vec<G1Affine>, FormatError> {
+    items(bytes, POINT_BYTES, what)?
+        .enumerate()
+        .map(|(i, b)| {
+            let p = decode_base(b.try_into().unwrap(), format).map_err(|d| base_error(what, i, d))?;
+            Ok(p.unwrap_or_default())
+        })
+        .collect()
 }
 
 /// Bases in the arkworks uncompressed format, checked on the curve, each in
@@ -61,22 +87,7 @@ fn items<'a>(bytes: &'a [u8], size: usize, what: &str) -> Result<std::slice::Chu
 /// under the infinity flag as the identity and ignores the sign flag, so a
 /// damaged flag would otherwise pass as another point.
 pub fn bases_arkworks(bytes: &[u8]) -> Result<Vec<G1Affine>, FormatError> {
-    items(bytes, POINT_BYTES, "bases")?
-        .enumerate()
-        .map(|(i, b)| {
-            let p = G1Affine::deserialize_with_mode(b, Compress::No, Validate::Yes).map_err(|e| {
-                FormatError(format!(
-                    "bases: point {i} is not an uncompressed arkworks BN254 G1 point ({e})"
-                ))
-            })?;
-            if points_arkworks(&[p]) != b {
-                return Err(FormatError(format!(
-                    "bases: point {i}'s flag bits disagree with its coordinates (not an encoding arkworks writes)"
-                )));
-            }
-            Ok(p)
-        })
-        .collect()
+    decode_points(bytes, BaseFormat::Arkworks, "bases")
 }
 
 /// Bases as raw little-endian coordinates, checked canonical and on the curve.
@@ -87,72 +98,14 @@ pub fn bases_raw(bytes: &[u8]) -> Result<Vec<G1Affine>, FormatError> {
             bytes.len()
         )));
     }
-    bytes
-        .chunks_exact(POINT_BYTES)
-        .enumerate()
-        .map(|(i, b)| {
-            if b.iter().all(|&v| v == 0) {
-                return Ok(G1Affine::zero());
-            }
-            let coord = |c: &[u8], name: &str| {
-                field_le::<Fq>(c).ok_or_else(|| {
-                    FormatError(format!(
-                        "raw bases: {name} of point {i} is not below the field modulus p"
-                    ))
-                })
-            };
-            let p = G1Affine::new_unchecked(coord(&b[..32], "x")?, coord(&b[32..], "y")?);
-            if !p.is_on_curve() {
-                return Err(FormatError(format!("raw bases: point {i} is not on the BN254 curve")));
-            }
-            Ok(p)
-        })
-        .collect()
+    decode_points(bytes, BaseFormat::Raw, "raw bases")
 }
 
-/// Scalars, 32 canonical little-endian bytes each.
+/// Scalars, 32 little-endian bytes each, any value (taken mod r).
 pub fn scalars(bytes: &[u8]) -> Result<Vec<Fr>, FormatError> {
-    items(bytes, SCALAR_BYTES, "scalars")?
-        .enumerate()
-        .map(|(i, b)| {
-            field_le::<Fr>(b).ok_or_else(|| FormatError(format!("scalars: scalar {i} is not below the group order r")))
-        })
-        .collect()
-}
-
-/// A canonical little-endian field element (`None` when >= the modulus).
-/// Scalars as canonical words for the GPU, as they are: each checked below r
-/// by comparison, with no field arithmetic.
-pub fn scalar_words(bytes: &[u8]) -> Result<Vec<[u32; 8]>, FormatError> {
-    let r: Vec<u32> = Fr::MODULUS
-        .0
-        .iter()
-        .flat_map(|l| [*l as u32, (*l >> 32) as u32])
-        .collect();
-    items(bytes, SCALAR_BYTES, "scalars")?
-        .enumerate()
-        .map(|(i, b)| {
-            let w: [u32; 8] = std::array::from_fn(|k| u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap()));
-            if w.iter().rev().cmp(r.iter().rev()) == std::cmp::Ordering::Less {
-                Ok(w)
-            } else {
-                Err(FormatError(format!(
-                    "scalars: scalar {i} is not below the group order r"
-                )))
-            }
-        })
-        .collect()
-}
-
-fn field_le<F: PrimeField>(bytes: &[u8]) -> Option<F> {
-    let mut repr = F::BigInt::default();
-    let mut limbs = [0u64; 4];
-    for (limb, b) in limbs.iter_mut().zip(bytes.chunks_exact(8)) {
-        *limb = u64::from_le_bytes(b.try_into().unwrap());
-    }
-    let n = repr.as_ref().len();
-    repr.as_mut().copy_from_slice(&limbs[..n]);
-    F::from_bigint(repr)
+    Ok(items(bytes, SCALAR_BYTES, "scalars")?
+        .map(Fr::from_le_bytes_mod_order)
+        .collect())
 }
 
 /// `p` in the arkworks uncompressed format (64 bytes).
@@ -203,8 +156,8 @@ pub fn hex(x: &Fq) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ark_ff::{Field, UniformRand, Zero};
-    use ark_serialize::CanonicalSerialize;
+    use ark_ff::{AdditiveGroup, Field, UniformRand, Zero};
+    use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 
     fn sample(n: usize) -> (Vec<G1Affine>, Vec<Fr>) {
         let (mut b, s) = msm_core::sample::inputs(n, 5);
@@ -234,7 +187,7 @@ mod tests {
         // raw x, y agree with arkworks' field encoding
         let g = G1Affine::generator();
         let raw = point_raw(&g.into());
-        assert_eq!(field_le::<Fq>(&raw[..32]), Some(g.x));
+        assert_eq!(&raw[..32], &g.x.into_bigint().to_bytes_le()[..]);
     }
 
     #[test]
@@ -251,26 +204,24 @@ mod tests {
         raw[5] ^= 1;
         assert_eq!(
             bases_raw(&raw).unwrap_err().0,
-            "raw bases: point 0 is not on the BN254 curve"
+            "raw bases: point 0 is refused: it is not on the BN254 curve"
         );
         raw[..32].fill(0xff);
-        assert!(bases_raw(&raw).unwrap_err().0.contains("x of point 0 is not below"));
+        assert!(bases_raw(&raw).unwrap_err().0.contains("not below the field modulus"));
+        // any 256-bit scalar is taken mod r
         let mut sb = scalars_bytes(&s);
         sb[32..64].copy_from_slice(&(-Fr::ONE).into_bigint().to_bytes_le());
         assert_eq!(scalars(&sb).unwrap()[1], -Fr::ONE);
-        let words = scalar_words(&sb).unwrap();
-        assert_eq!(words[1], msm_core::cpu::scalar_words(&-Fr::ONE));
-        let mut at_r = sb.clone();
-        at_r[32..64].copy_from_slice(&Fr::MODULUS.to_bytes_le());
-        assert!(scalar_words(&at_r).unwrap_err().0.contains("scalar 1"));
-        sb[63] = 0xff;
-        assert_eq!(
-            scalars(&sb).unwrap_err().0,
-            "scalars: scalar 1 is not below the group order r"
-        );
+        sb[32..64].copy_from_slice(&Fr::MODULUS.to_bytes_le());
+        assert_eq!(scalars(&sb).unwrap()[1], Fr::ZERO);
+        sb[32..64].fill(0xff);
+        let max = Fr::from_le_bytes_mod_order(&[0xff; 32]);
+        assert_eq!(scalars(&sb).unwrap()[1], max);
         let mut prefixed = 5u64.to_le_bytes().to_vec();
         prefixed.extend(scalars_bytes(&s));
         assert!(scalars(&prefixed).unwrap_err().0.contains("prefix says 5"));
+        assert_eq!(body_start(8 + 64, 32, || 2u64.to_le_bytes(), "x"), Ok(8));
+        assert_eq!(body_start(64, 32, || unreachable!(), "x"), Ok(0));
     }
 
     #[test]

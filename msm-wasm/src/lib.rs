@@ -13,11 +13,18 @@
 //! Byte formats: [`encoding`]. Knobs: [`options`].
 
 mod api;
+#[cfg(target_arch = "wasm32")]
+mod context;
 pub mod encoding;
+mod js;
 pub mod options;
+#[cfg(target_arch = "wasm32")]
 mod result;
 
-pub use api::{cpu_msm, passes, Bases, MsmContext, SampleInputs};
+pub use api::{adversarial_inputs, cpu_msm, passes, SampleInputs};
+#[cfg(target_arch = "wasm32")]
+pub use context::{Bases, MsmContext};
+#[cfg(target_arch = "wasm32")]
 pub use result::MsmResult;
 
 /// Panics (bugs) show their message in the browser console instead of a bare

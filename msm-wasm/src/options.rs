@@ -36,6 +36,11 @@ pub struct ContextOptions {
     /// only used when an MSM asks for `timing`).
     #[serde(default)]
     pub timestamps: Option<bool>,
+    /// The device limits to request: "adapter" (default: everything the
+    /// adapter offers) or "default" (WebGPU's defaults, what a page gets
+    /// that asks for nothing).
+    #[serde(default)]
+    pub limits: Option<String>,
     /// The default knobs of this context's MSMs.
     #[serde(default)]
     pub config: Option<MsmOptions>,
@@ -101,7 +106,13 @@ impl ContextOptions {
             None => None,
             Some(s) => Some(s.parse::<Inversion>().map_err(|e| format!("inversion: {e}"))?),
         };
+        let limits = match self.limits.as_deref() {
+            None | Some("adapter") => msm_core::LimitsChoice::Adapter,
+            Some("default") => msm_core::LimitsChoice::WebGpuDefaults,
+            Some(other) => return Err(format!("limits: expected \"adapter\" or \"default\", got {other:?}")),
+        };
         Ok(msm_core::ContextOptions {
+            limits,
             field_layout,
             field_code,
             inversion,
@@ -165,5 +176,10 @@ mod tests {
         assert_eq!(core.config.walker_slots, 2);
         assert_eq!(core.inversion, Some(Inversion::BinaryGcd));
         assert!(core.timestamps);
+        assert_eq!(core.limits, msm_core::LimitsChoice::Adapter);
+        let ctx: ContextOptions = serde_json::from_str(r#"{"limits": "default"}"#).unwrap();
+        assert_eq!(ctx.to_core().unwrap().limits, msm_core::LimitsChoice::WebGpuDefaults);
+        let ctx: ContextOptions = serde_json::from_str(r#"{"limits": "max"}"#).unwrap();
+        assert!(ctx.to_core().unwrap_err().contains("limits"));
     }
 }

@@ -88,6 +88,28 @@ impl MsmResult {
         self.run.timings.host_combine_ms
     }
 
+    /// Where the time went, host and GPU (see `MsmTimings` in the types).
+    #[wasm_bindgen(getter, unchecked_return_type = "MsmTimings")]
+    pub fn timings(&self) -> JsValue {
+        let t = &self.run.timings;
+        let kernels: serde_json::Map<String, serde_json::Value> = t
+            .gpu_kernel_ms
+            .iter()
+            .map(|(k, ms)| (k.clone(), (*ms).into()))
+            .collect();
+        crate::js::to_js(&serde_json::json!({
+            "prepareMs": t.prepare_ms,
+            "uploadMs": t.upload_ms,
+            "submitMs": t.submit_ms,
+            "waitMs": t.wait_ms,
+            "gpuWallMs": t.gpu_wall_ms,
+            "hostCombineMs": t.host_combine_ms,
+            "gpuSpanMs": t.gpu_span_ms,
+            "gpuPassMs": t.gpu_pass_ms,
+            "gpuKernelMs": kernels,
+        }))
+    }
+
     /// The window width used (0 for an empty MSM).
     #[wasm_bindgen(getter, js_name = windowBits)]
     pub fn window_bits(&self) -> u32 {

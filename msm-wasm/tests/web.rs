@@ -6,19 +6,18 @@
 mod common;
 
 use ark_bn254::{Fr, G1Affine};
-use common::{context, error_message, js, run};
+use common::{context, error_message, js, run, upload, upload_raw};
 use msm_wasm::encoding::{points_arkworks, scalars_bytes};
 use msm_wasm::{cpu_msm, MsmContext, SampleInputs};
 use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// The MSM of arkworks-format bytes on the GPU, checked against arkworks.
 async fn check(ctx: &MsmContext, bases: &[u8], scalars: &[u8], options: &str, what: &str) {
-    let b = ctx
-        .upload_bases(bases)
-        .unwrap_or_else(|e| panic!("{what}: {}", error_message(e)));
+    let b = upload(ctx, bases).await.unwrap_or_else(|e| panic!("{what}: {e}"));
     let got = run(ctx, &b, scalars, js(options))
         .await
         .unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -33,7 +32,7 @@ async fn sizes_match_arkworks() {
         let inputs = SampleInputs::new(1 << logn, logn as u64).unwrap();
         let (b, s) = (inputs.bases(), inputs.scalars());
         let t0 = js_sys::Date::now();
-        let bases = ctx.upload_bases(&b).unwrap();
+        let bases = upload(&ctx, &b).await.unwrap();
         let first = run(&ctx, &bases, &s, JsValue::UNDEFINED).await.unwrap();
         let t1 = js_sys::Date::now();
         let again = run(&ctx, &bases, &s, JsValue::UNDEFINED).await.unwrap();
@@ -51,7 +50,7 @@ async fn adversarial_inputs_match_arkworks() {
         check(&ctx, &points_arkworks(&bases), &scalars_bytes(&scalars), "{}", what).await;
     }
     // n = 0: the identity, without touching the GPU
-    let empty = ctx.upload_bases(&[]).unwrap();
+    let empty = upload(&ctx, &[]).await.unwrap();
     assert!(run(&ctx, &empty, &[], JsValue::UNDEFINED).await.unwrap().is_identity());
 }
 
@@ -92,7 +91,7 @@ async fn knob_matrix_matches_arkworks() {
     let ctx = context().await;
     let inputs = SampleInputs::new(40, 11).unwrap();
     let (b, s) = (inputs.bases(), inputs.scalars());
-    let bases = ctx.upload_bases(&b).unwrap();
+    let bases = upload(&ctx, &b).await.unwrap();
     let want = cpu_msm(&b, &s).unwrap();
     // WebGPU's guaranteed minimum; the test adapter has exactly this.
     let workgroup_memory = 16384 * 2;
@@ -108,7 +107,7 @@ async fn knob_matrix_matches_arkworks() {
                         let result = run(&ctx, &bases, &s, js(&options)).await;
                         // pref scratch, the inversion tree (2 x TPB rounded up to a
                         // power of two, 32 bytes each) and two flag words
-                        let tree = 2 * (tpb as u32).next_power_of_two() as i32 * 32;
+                        let tree = (2 * (tpb as u32).next_power_of_two() as i32 - 1) * 32;
                         if pref == "workgroup" && tpb * slots * 32 + tree + 8 > workgroup_memory {
                             let e = result.err().unwrap_or_else(|| panic!("{options}: accepted"));
                             assert!(e.contains("workgroup memory"), "{options}: {e}");
@@ -136,11 +135,44 @@ async fn batch_mistakes_are_js_exceptions() {
     common::batch_mistakes_are_js_exceptions(&*context().await).await;
 }
 
+/// Scalar words at and above r (r - 1, r, r + 1, 2^254, 2^255, 2^256 - 1)
+/// are taken mod r, like arkworks' msm_bigint, beside ordinary scalars.
+#[wasm_bindgen_test]
+async fn words_above_r_are_taken_mod_r() {
+    use ark_ff::{BigInteger, PrimeField};
+    let ctx = context().await;
+    let inputs = SampleInputs::new(30, 9).unwrap();
+    let mut s = inputs.scalars();
+    let r = Fr::MODULUS.to_bytes_le();
+    let mut r_minus_1 = Fr::MODULUS;
+    r_minus_1.sub_with_borrow(&1u64.into());
+    let mut r_plus_1 = Fr::MODULUS;
+    r_plus_1.add_with_carry(&1u64.into());
+    let pow = |bit: usize| {
+        let mut w = [0u8; 32];
+        w[bit / 8] = 1 << (bit % 8);
+        w.to_vec()
+    };
+    let words = [
+        r_minus_1.to_bytes_le(),
+        r,
+        r_plus_1.to_bytes_le(),
+        pow(254),
+        pow(255),
+        vec![0xff; 32],
+    ];
+    for (i, w) in words.iter().enumerate() {
+        s[64 * i..64 * i + 32].copy_from_slice(w);
+    }
+    check(&ctx, &inputs.bases(), &s, "{}", "words above r").await;
+    check(&ctx, &inputs.bases(), &s, r#"{"windowBits": 5}"#, "words above r").await;
+}
+
 #[wasm_bindgen_test]
 async fn raw_coordinates_match_arkworks() {
     let ctx = context().await;
     let inputs = SampleInputs::new(77, 5).unwrap();
-    let bases = ctx.upload_bases_raw(&inputs.bases_raw()).unwrap();
+    let bases = upload_raw(&ctx, &inputs.bases_raw()).await.unwrap();
     assert_eq!(bases.length(), 77);
     let got = run(&ctx, &bases, &inputs.scalars(), JsValue::UNDEFINED).await.unwrap();
     assert_eq!(got.point(), cpu_msm(&inputs.bases(), &inputs.scalars()).unwrap());
@@ -153,7 +185,7 @@ async fn raw_coordinates_match_arkworks() {
 async fn timing_reports_every_pass() {
     let ctx = context().await;
     let inputs = SampleInputs::new(64, 2).unwrap();
-    let bases = ctx.upload_bases(&inputs.bases()).unwrap();
+    let bases = upload(&ctx, &inputs.bases()).await.unwrap();
     let r = run(&ctx, &bases, &inputs.scalars(), js(r#"{"timing": true}"#))
         .await
         .unwrap();
@@ -170,20 +202,21 @@ async fn mistakes_are_js_exceptions() {
     let ctx = context().await;
     let inputs = SampleInputs::new(4, 1).unwrap();
     let b = inputs.bases();
-    let bases = ctx.upload_bases(&b).unwrap();
-    let e = error_message(ctx.upload_bases(&b[..100]).err().unwrap());
+    let bases = upload(&ctx, &b).await.unwrap();
+    let e = upload(&ctx, &b[..100]).await.err().unwrap();
     assert!(e.contains("not a whole number"), "{e}");
     let mut bad_point = b.clone();
     bad_point[64] ^= 1;
-    let e = error_message(ctx.upload_bases(&bad_point).err().unwrap());
-    assert!(e.contains("point 1"), "{e}");
-    let too_big = scalars_bytes(&[-Fr::from(1u64); 4])
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| if i == 31 { 0xff } else { v })
-        .collect::<Vec<u8>>();
-    let e = run(&ctx, &bases, &too_big, JsValue::UNDEFINED).await.err().unwrap();
-    assert_eq!(e, "scalars: scalar 0 is not below the group order r");
+    let e = upload(&ctx, &bad_point).await.err().unwrap();
+    assert_eq!(e, "bases: point 1 is refused: it is not on the BN254 curve");
+    bad_point[64] ^= 1;
+    bad_point[127] ^= 0x80;
+    let e = upload(&ctx, &bad_point).await.err().unwrap();
+    assert!(e.starts_with("bases: point 1 is refused: its sign flag"), "{e}");
+    let not_an_array = JsFuture::from(ctx.upload_bases(js("[1, 2]"))).await.err().unwrap();
+    assert!(common::message(not_an_array).contains("expected a Uint8Array"));
+    let e = run(&ctx, &bases, &b[..33], JsValue::UNDEFINED).await.err().unwrap();
+    assert!(e.contains("not a whole number of 32-byte"), "{e}");
     let mut extra = inputs.scalars();
     extra.extend_from_slice(&inputs.scalars()[..32]);
     let e = run(&ctx, &bases, &extra, JsValue::UNDEFINED).await.err().unwrap();

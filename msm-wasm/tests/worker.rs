@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{context, run};
+use common::{context, run, upload};
 use msm_wasm::{cpu_msm, SampleInputs};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
@@ -33,7 +33,7 @@ async fn msm_in_a_worker_matches_arkworks() {
     let ctx = context().await;
     let inputs = SampleInputs::new(100, 7).unwrap();
     let (b, s) = (inputs.bases(), inputs.scalars());
-    let bases = ctx.upload_bases(&b).unwrap();
+    let bases = upload(&ctx, &b).await.unwrap();
     let got = run(&ctx, &bases, &s, JsValue::UNDEFINED).await.unwrap();
     assert_eq!(got.point(), cpu_msm(&b, &s).unwrap());
     console_log!(

@@ -54,7 +54,7 @@ async function run(event) {
     const basesBytes = inputs.bases;
     const scalarBytes = inputs.scalars;
     let t = performance.now();
-    const bases = context.uploadBases(basesBytes);
+    const bases = await context.uploadBases(basesBytes);
     const uploadMs = performance.now() - t;
     setState("running", "cold run (compiles shaders)");
     t = performance.now();

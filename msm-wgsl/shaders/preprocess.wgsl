@@ -8,8 +8,9 @@
 // scan_add:    adds each block's offset, seeding the scatter cursors.
 // scatter:     write each entry (base index | sign) and its bucket at its slot.
 //
-// Scalars arrive canonical, or in arkworks' Montgomery form, which histogram
-// converts in place (scatter then reads canonical words).
+// Scalars arrive as canonical words (any 256-bit value, reduced mod r here),
+// or in arkworks' Montgomery form; histogram converts both in place to
+// canonical words below r, which scatter then reads.
 //
 // Digits are carry-free signed (Booth) digits: window j reads bits
 // [j c, j c + c) and the bit just below, d = v + below - 2^c * top(v), so
@@ -69,6 +70,17 @@ fn histogram(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
     if params.scalar_form == SCALARS_MONTGOMERY {
         s = fr_pack(fr_from_mont(fr_unpack(s)));
         scalars[i] = s;
+    } else {
+        // Canonical words may be any 256-bit value: reduce them mod r.
+        let r = fr_reduce_words(s);
+        var changed = 0u;
+        for (var k = 0u; k < 8u; k++) {
+            changed |= r[k] ^ s[k];
+        }
+        if changed != 0u {
+            s = r;
+            scalars[i] = s;
+        }
     }
     for (var j = 0u; j < params.windows; j++) {
         let d = window_digit(s, j, params.c);

@@ -65,11 +65,13 @@ pub enum ShaderId {
     WalkerCombine,
     /// Pass 4: window sums (entry points `segments`, `windows`).
     Reduce,
+    /// Resident bases from caller bytes: converted and checked (entry point `convert`).
+    Bases,
 }
 
 impl ShaderId {
     /// Every shader without variants.
-    pub const FIXED: [ShaderId; 7] = [
+    pub const FIXED: [ShaderId; 8] = [
         ShaderId::FieldOps,
         ShaderId::CurveOps,
         ShaderId::FieldBench,
@@ -77,6 +79,7 @@ impl ShaderId {
         ShaderId::Preprocess,
         ShaderId::WalkerCombine,
         ShaderId::Reduce,
+        ShaderId::Bases,
     ];
 
     /// Label for GPU objects and error messages.
@@ -90,6 +93,7 @@ impl ShaderId {
             ShaderId::StreamWalker(_) => "stream_walker",
             ShaderId::WalkerCombine => "walker_combine",
             ShaderId::Reduce => "reduce",
+            ShaderId::Bases => "bases",
         }
     }
 
@@ -103,6 +107,7 @@ impl ShaderId {
             ShaderId::StreamWalker(_) => include_str!("../shaders/stream_walker.wgsl"),
             ShaderId::WalkerCombine => include_str!("../shaders/walker_combine.wgsl"),
             ShaderId::Reduce => include_str!("../shaders/reduce.wgsl"),
+            ShaderId::Bases => include_str!("../shaders/bases.wgsl"),
         }
     }
 }

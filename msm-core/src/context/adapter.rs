@@ -14,18 +14,68 @@ pub fn default_layout(features: wgpu::Features) -> FieldLayout {
     }
 }
 
-/// SwiftShader, natively or behind Chromium's WebGPU (which names no adapter
-/// but reports a CPU device).
+/// What an adapter is, as far as the MSM's defaults care: judged from what
+/// it says about itself (name, driver; on the web the adapter description,
+/// which wgpu reports as the name), not from the fallback flag alone, which
+/// browsers and Dawn also set for lavapipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdapterClass {
+    /// Mesa's lavapipe/llvmpipe (natively or under Dawn): a loop cap of
+    /// 65,535 iterations per invocation; compiles unrolled code fine.
+    Lavapipe,
+    /// SwiftShader (natively, or Chromium's fallback adapter, which names
+    /// nothing): its compiler chokes on unrolled field code.
+    SwiftShader,
+    /// Another CPU implementation (WARP...).
+    OtherCpu,
+    /// A GPU.
+    Gpu,
+}
+
+impl AdapterClass {
+    pub fn of(info: &wgpu::AdapterInfo) -> Self {
+        let says = format!("{} {} {}", info.name, info.driver, info.driver_info).to_lowercase();
+        if says.contains("llvmpipe") || says.contains("lavapipe") {
+            AdapterClass::Lavapipe
+        } else if says.contains("swiftshader") {
+            AdapterClass::SwiftShader
+        } else if info.device_type == wgpu::DeviceType::Cpu {
+            // A browser's fallback adapter that says nothing about itself
+            // is Chromium's SwiftShader.
+            if info.backend == wgpu::Backend::BrowserWebGpu {
+                AdapterClass::SwiftShader
+            } else {
+                AdapterClass::OtherCpu
+            }
+        } else {
+            AdapterClass::Gpu
+        }
+    }
+
+    /// A CPU implementation: its timings are not a GPU's.
+    pub fn is_software(self) -> bool {
+        self != AdapterClass::Gpu
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AdapterClass::Lavapipe => "lavapipe",
+            AdapterClass::SwiftShader => "SwiftShader",
+            AdapterClass::OtherCpu => "CPU adapter",
+            AdapterClass::Gpu => "GPU",
+        }
+    }
+}
+
+/// SwiftShader, natively or behind Chromium's WebGPU.
 pub fn is_swiftshader(info: &wgpu::AdapterInfo) -> bool {
-    info.name.to_lowercase().contains("swiftshader")
-        || info.driver.to_lowercase().contains("swiftshader")
-        || (info.backend == wgpu::Backend::BrowserWebGpu && info.device_type == wgpu::DeviceType::Cpu)
+    AdapterClass::of(info) == AdapterClass::SwiftShader
 }
 
 /// lavapipe/llvmpipe stop every loop of an invocation after 65,535 iterations
 /// in total, silently; work per invocation must stay below that there.
 pub fn has_loop_cap(info: &wgpu::AdapterInfo) -> bool {
-    info.driver.to_lowercase().contains("llvmpipe") || info.name.to_lowercase().contains("llvmpipe")
+    AdapterClass::of(info) == AdapterClass::Lavapipe
 }
 
 /// The field code used when none is asked for: looped multiplications on
@@ -63,4 +113,70 @@ pub async fn list_adapters() -> Vec<wgpu::AdapterInfo> {
         .iter()
         .map(|a| a.get_info())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &str, driver: &str, device_type: wgpu::DeviceType, backend: wgpu::Backend) -> wgpu::AdapterInfo {
+        wgpu::AdapterInfo {
+            name: name.into(),
+            vendor: 0,
+            device: 0,
+            device_type,
+            device_pci_bus_id: String::new(),
+            driver: driver.into(),
+            driver_info: String::new(),
+            backend,
+            subgroup_min_size: 0,
+            subgroup_max_size: 0,
+            transient_saves_memory: None,
+            limit_bucket: None,
+        }
+    }
+
+    #[test]
+    fn classes_follow_what_the_adapter_says() {
+        use wgpu::{Backend::*, DeviceType::*};
+        let cases = [
+            // native lavapipe, and lavapipe under Dawn (flagged as a fallback adapter)
+            (
+                info("llvmpipe (LLVM 15.0.6, 256 bits)", "llvmpipe", Cpu, Vulkan),
+                AdapterClass::Lavapipe,
+            ),
+            (
+                info("llvmpipe: Mesa 25.0.7 (LLVM 15.0.6) 0.0.1", "", Cpu, BrowserWebGpu),
+                AdapterClass::Lavapipe,
+            ),
+            // SwiftShader natively, and Chromium's fallback adapter, which names nothing
+            (
+                info("SwiftShader Device (Subzero)", "", Cpu, Vulkan),
+                AdapterClass::SwiftShader,
+            ),
+            (info("", "", Cpu, BrowserWebGpu), AdapterClass::SwiftShader),
+            (
+                info("Microsoft Basic Render Driver", "", Cpu, Dx12),
+                AdapterClass::OtherCpu,
+            ),
+            // GPUs natively and under Dawn (the web reports no device type)
+            (info("NVIDIA H200", "NVIDIA", DiscreteGpu, Vulkan), AdapterClass::Gpu),
+            (
+                info("NVIDIA: 580.159.04 580.159.4.0", "", Other, BrowserWebGpu),
+                AdapterClass::Gpu,
+            ),
+        ];
+        for (i, want) in &cases {
+            let want = *want;
+            assert_eq!(AdapterClass::of(i), want, "{i:?}");
+            assert_eq!(has_loop_cap(i), want == AdapterClass::Lavapipe);
+            assert_eq!(is_swiftshader(i), want == AdapterClass::SwiftShader);
+        }
+        let dawn_lavapipe = &cases[1].0;
+        assert_eq!(default_field_code(dawn_lavapipe), FieldCode::Unrolled);
+        assert_eq!(
+            default_inversion(dawn_lavapipe, FieldLayout::Limbs13x20),
+            Inversion::Fermat
+        );
+    }
 }

@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 
 use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion, ShaderLibrary};
 
-pub use adapter::{default_field_code, default_inversion, default_layout, has_loop_cap, is_swiftshader, list_adapters};
+pub use adapter::{
+    default_field_code, default_inversion, default_layout, has_loop_cap, is_swiftshader, list_adapters, AdapterClass,
+};
 pub use disk_cache::PipelineCacheDir;
 pub(crate) use health::LiveGuard;
 pub use health::{msm_memory_on, LiveMemory, MsmMemory};
@@ -46,6 +48,20 @@ pub struct ContextOptions {
     /// Which tuned profile fills in the knobs `config` leaves at their
     /// defaults (`msm-cli tune` writes them).
     pub profile: ProfileChoice,
+    /// The device limits to request.
+    pub limits: LimitsChoice,
+}
+
+/// Which limits a context's device asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LimitsChoice {
+    /// Everything the adapter offers (largest bindings, most workgroup memory).
+    #[default]
+    Adapter,
+    /// WebGPU's defaults (128 MiB per binding, 256 MiB per buffer, 16 KiB of
+    /// workgroup memory), what a page gets that asks for nothing: the MSM
+    /// then plans smaller chunks and workgroups.
+    WebGpuDefaults,
 }
 
 /// GPU objects this context has created, by kind (a warm MSM with an
@@ -167,7 +183,10 @@ impl GpuContext {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("msm"),
                 required_features: features,
-                required_limits: adapter.limits(),
+                required_limits: match opts.limits {
+                    LimitsChoice::Adapter => adapter.limits(),
+                    LimitsChoice::WebGpuDefaults => wgpu::Limits::default(),
+                },
                 ..Default::default()
             })
             .await
@@ -368,7 +387,12 @@ impl GpuContext {
 
     /// The adapter is a CPU implementation (lavapipe, SwiftShader, WARP...).
     pub fn is_software(&self) -> bool {
-        self.info.device_type == wgpu::DeviceType::Cpu
+        self.adapter_class().is_software()
+    }
+
+    /// What the adapter is (see [`AdapterClass`]).
+    pub fn adapter_class(&self) -> AdapterClass {
+        AdapterClass::of(&self.info)
     }
 
     /// SwiftShader, natively or behind Chromium's WebGPU.

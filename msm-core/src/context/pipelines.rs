@@ -199,12 +199,73 @@ impl GpuContext {
             }
         }
         #[cfg(target_arch = "wasm32")]
-        for j in &missing {
-            self.pipeline(j.0, j.1, &j.2, j.3).await?;
+        {
+            // The browser compiles them at once; kept alive while wgpu's own
+            // (synchronous) creations below find them in its cache.
+            let _warm = self.warm_pipelines(&missing).await;
+            for j in &missing {
+                self.pipeline(j.0, j.1, &j.2, j.3).await?;
+            }
         }
         if let Some(d) = &self.pipelines.disk {
             d.save();
         }
         Ok(())
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/src/context/warm_pipelines.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = warmPipelines)]
+    fn warm_pipelines_js(device: &wasm_bindgen::JsValue, jobs: js_sys::Array) -> js_sys::Promise;
+}
+
+#[cfg(target_arch = "wasm32")]
+impl GpuContext {
+    /// Has the browser compile `jobs` together through
+    /// `createComputePipelineAsync` (see `warm_pipelines.js`); resolves to the
+    /// pipelines, to keep alive until wgpu has created its own.
+    async fn warm_pipelines(&self, jobs: &[PipelineJob]) -> Option<wasm_bindgen::JsValue> {
+        use crate::passes::Access;
+        use wasm_bindgen::JsValue;
+        let device: &JsValue = self.device.as_webgpu()?.as_ref();
+        let list = js_sys::Array::new();
+        for (id, entry, overrides, pass) in jobs {
+            let job = js_sys::Object::new();
+            let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&job, &k.into(), v).is_ok();
+            let constants = js_sys::Object::new();
+            for (name, value) in overrides {
+                js_sys::Reflect::set(&constants, &(*name).into(), &(*value).into()).ok()?;
+            }
+            let bindings: JsValue = match pass {
+                None => JsValue::NULL,
+                Some(p) => p
+                    .bindings()
+                    .iter()
+                    .map(|b| {
+                        let ty = match b.access {
+                            Access::Uniform => "uniform",
+                            Access::ReadOnly => "read-only-storage",
+                            Access::ReadWrite => "storage",
+                        };
+                        JsValue::from(js_sys::Array::of2(&b.index.into(), &ty.into()))
+                    })
+                    .collect::<js_sys::Array>()
+                    .into(),
+            };
+            let code = self.shaders().source(*id).ok()?;
+            let ok = set("code", &code.into())
+                && set("entry", &(*entry).into())
+                && set("constants", &constants)
+                && set("bindings", &bindings);
+            if !ok {
+                return None;
+            }
+            list.push(&job);
+        }
+        wasm_bindgen_futures::JsFuture::from(warm_pipelines_js(device, list))
+            .await
+            .ok()
     }
 }

@@ -1,6 +1,7 @@
 //! The arkworks CPU reference and CPU twins of the GPU passes (same inputs and
 //! outputs, for per-pass diffs in tests), and the operation counts of a plan.
 
+pub mod bases;
 pub mod combine;
 pub mod cost;
 pub mod preprocess;
@@ -131,6 +132,7 @@ mod tests {
             tasks,
             segments: 2,
             align,
+            win_wg: 256,
         };
         let words: Vec<Words> = scalars.iter().map(scalar_words).collect();
         let pre = preprocess(&plan, &words, &vec![false; n]);

@@ -50,6 +50,14 @@ pub enum CurveOp {
     AffineNeg = 6,
 }
 
+/// One resident base part as the GPU holds it (see [`GpuContext::read_bases`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BasePlanes {
+    pub x: Vec<u32>,
+    pub y: Vec<u32>,
+    pub flags: Vec<u32>,
+}
+
 /// Words of one affine point (x, y) or XYZZ point (x, y, zz, zzz) in the test shader.
 pub type PointWords = [u32; 32];
 
@@ -84,6 +92,20 @@ impl GpuContext {
         self.queue.submit([enc.finish()]);
         let words = self.read_words(&out, n * W).await?;
         Ok(words.chunks_exact(W).map(|c| c.try_into().unwrap()).collect())
+    }
+
+    /// The resident planes of `bases`, part by part: x and y (8 packed words
+    /// a point) and the identity flags, as the MSM passes read them.
+    pub async fn read_bases(&self, bases: &crate::Bases) -> Result<Vec<BasePlanes>, MsmError> {
+        let mut out = Vec::new();
+        for p in &bases.parts {
+            out.push(BasePlanes {
+                x: self.read_words(&p.x, p.len * 8).await?,
+                y: self.read_words(&p.y, p.len * 8).await?,
+                flags: self.read_words(&p.flags, p.len).await?,
+            });
+        }
+        Ok(out)
     }
 
     /// Runs `op` on each pair (a[i], b[i]) of packed words (b is ignored by unary ops).

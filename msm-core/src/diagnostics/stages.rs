@@ -73,7 +73,7 @@ impl GpuContext {
         let plan = self.plan(scalars.len(), config)?;
         let pipes = self.pass_pipelines(config, &plan, &Pass::ALL[..passes]).await?;
         let mut s = self.take_scratch(&plan);
-        self.upload_chunk(&s, Scalars::Fr(scalars), 0);
+        self.upload_chunk(&s, Scalars::Fr(scalars), 0)?;
         let groups = self.bind_groups(&mut s, bases.id, 0, part).clone();
         let mut enc = self.device.create_command_encoder(&Default::default());
         self.record(&mut enc, &pipes, &groups, &s.counts, None);
@@ -91,7 +91,7 @@ impl GpuContext {
         let part = single_part(bases)?;
         let plan = self.plan(scalars.len(), config)?;
         let mut s = self.new_scratch(&plan);
-        self.upload_chunk(&s, Scalars::Fr(scalars), 0);
+        self.upload_chunk(&s, Scalars::Fr(scalars), 0)?;
         let groups = self.bind_groups(&mut s, bases.id, 0, part).clone();
         let records = |words: Vec<u32>| -> Vec<PointRecord> { bytemuck::cast_slice(&words).to_vec() };
         let rec_words = POINT_RECORD_BYTES / 4;

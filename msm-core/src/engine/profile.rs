@@ -192,12 +192,12 @@ fn driver(info: &wgpu::AdapterInfo) -> String {
 
 /// The adapter class whose built-in defaults apply.
 pub fn adapter_class(info: &wgpu::AdapterInfo) -> &'static str {
-    match info.device_type {
-        wgpu::DeviceType::DiscreteGpu => "discrete GPU",
-        wgpu::DeviceType::IntegratedGpu => "integrated GPU",
-        wgpu::DeviceType::Cpu if crate::context::is_swiftshader(info) => "SwiftShader",
-        wgpu::DeviceType::Cpu => "CPU adapter",
-        _ => "other adapter",
+    use crate::context::AdapterClass;
+    match (AdapterClass::of(info), info.device_type) {
+        (AdapterClass::Gpu, wgpu::DeviceType::DiscreteGpu) => "discrete GPU",
+        (AdapterClass::Gpu, wgpu::DeviceType::IntegratedGpu) => "integrated GPU",
+        (AdapterClass::Gpu, _) => "other adapter",
+        (class, _) => class.name(),
     }
 }
 
@@ -205,10 +205,7 @@ pub fn adapter_class(info: &wgpu::AdapterInfo) -> &'static str {
 /// arkworks on the same cores; on a GPU, the measured crossover (see
 /// docs/benchmarks.md) where no profile says otherwise.
 pub fn builtin_crossover(info: &wgpu::AdapterInfo) -> Option<usize> {
-    match info.device_type {
-        wgpu::DeviceType::Cpu => None,
-        _ => Some(BUILTIN_GPU_CROSSOVER),
-    }
+    (!crate::context::AdapterClass::of(info).is_software()).then_some(BUILTIN_GPU_CROSSOVER)
 }
 
 /// Smallest n at which a GPU's MSM beats arkworks, without a profile.

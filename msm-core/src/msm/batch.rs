@@ -36,6 +36,7 @@ impl GpuContext {
         config: &MsmConfig,
     ) -> Result<MsmBatchRun, MsmError> {
         for v in vectors {
+            v.check()?;
             self.check_inputs(bases, v.len())?;
         }
         use tracing::Instrument;

@@ -26,6 +26,7 @@ use crate::bases::Bases;
 use crate::config::MsmConfig;
 use crate::context::GpuContext;
 use crate::error::MsmError;
+use crate::host_bytes::HostBytes;
 use crate::layout::{SCALARS_CANONICAL, SCALARS_MONTGOMERY};
 use crate::passes::Pass;
 use crate::plan::Plan;
@@ -68,15 +69,20 @@ pub struct MsmRun {
     pub timings: MsmTimings,
 }
 
-/// Scalars as a caller holds them; either form goes to the GPU as it is.
+/// Scalars as a caller holds them; every form goes to the GPU as it is.
 #[derive(Clone, Copy, Debug)]
 pub enum Scalars<'a> {
     /// arkworks' field elements: their Montgomery limbs are copied straight
     /// into the upload memory and preprocess converts them on the GPU.
     Fr(&'a [Fr]),
-    /// Canonical little-endian words (8 x u32 each), every one below r (as
-    /// decoded from files or JS bytes).
+    /// Little-endian words (8 x u32 each), any 256-bit value: preprocess
+    /// reduces them mod r, so the result is the sum of the integers times
+    /// the points, as arkworks' `msm_bigint` computes it.
     Canonical(&'a [[u32; 8]]),
+    /// The same values as 32 little-endian bytes each, in caller memory (a
+    /// JS `Uint8Array` on the web): written to the GPU with no host work.
+    /// The length must be a multiple of 32.
+    Bytes(HostBytes<'a>),
 }
 
 impl<'a> Scalars<'a> {
@@ -84,6 +90,7 @@ impl<'a> Scalars<'a> {
         match self {
             Scalars::Fr(s) => s.len(),
             Scalars::Canonical(s) => s.len(),
+            Scalars::Bytes(b) => b.len() / 32,
         }
     }
 
@@ -95,13 +102,25 @@ impl<'a> Scalars<'a> {
         match *self {
             Scalars::Fr(s) => Scalars::Fr(&s[r]),
             Scalars::Canonical(s) => Scalars::Canonical(&s[r]),
+            Scalars::Bytes(b) => Scalars::Bytes(b.range(32 * r.start..32 * r.end)),
+        }
+    }
+
+    /// Byte scalars come in whole 32-byte words.
+    pub(crate) fn check(&self) -> Result<(), MsmError> {
+        match self {
+            Scalars::Bytes(b) if !b.len().is_multiple_of(32) => Err(MsmError::InvalidInput(format!(
+                "{} bytes of scalars is not a whole number of 32-byte scalars",
+                b.len()
+            ))),
+            _ => Ok(()),
         }
     }
 
     pub(crate) fn form(&self) -> u32 {
         match self {
             Scalars::Fr(_) => SCALARS_MONTGOMERY,
-            Scalars::Canonical(_) => SCALARS_CANONICAL,
+            Scalars::Canonical(_) | Scalars::Bytes(_) => SCALARS_CANONICAL,
         }
     }
 }
@@ -119,14 +138,14 @@ impl GpuContext {
         self.msm_scalars_with(bases, Scalars::Fr(scalars), config).await
     }
 
-    /// [`GpuContext::msm_with`] for scalars in either form (canonical words
-    /// are not checked against r here: decoders do that).
+    /// [`GpuContext::msm_with`] for scalars in any form.
     pub async fn msm_scalars_with(
         &self,
         bases: &Bases,
         scalars: Scalars<'_>,
         config: &MsmConfig,
     ) -> Result<MsmRun, MsmError> {
+        scalars.check()?;
         self.check_inputs(bases, scalars.len())?;
         self.check_msm(bases, scalars.len(), config)?;
         let run = (self.run_batch(bases, &[scalars], config).await)

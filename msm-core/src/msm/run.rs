@@ -106,7 +106,8 @@ impl GpuContext {
 
     /// Writes a chunk's parameters and scalars into its scratch through the
     /// queue (wgpu stages them; the copies run at the next submission).
-    pub(crate) fn upload_chunk(&self, s: &Scratch, scalars: Scalars<'_>, base_offset: usize) {
+    pub(crate) fn upload_chunk(&self, s: &Scratch, scalars: Scalars<'_>, base_offset: usize) -> Result<(), MsmError> {
+        #[cfg(not(target_arch = "wasm32"))]
         if let Some(size) = wgpu::BufferSize::new(scalars.len() as u64 * 32) {
             let mut view = self
                 .queue
@@ -114,12 +115,15 @@ impl GpuContext {
                 .expect("the scalar buffer holds the chunk");
             upload::write_scalars(view.slice(..), scalars);
         }
+        #[cfg(target_arch = "wasm32")]
+        upload::write_scalars_to(&self.queue, &s.scalars, 0, scalars)?;
         let params = MsmParams {
             base_offset: base_offset as u32,
             scalar_form: scalars.form(),
             ..MsmParams::from(&s.plan)
         };
         self.queue.write_buffer(&s.params, 0, bytemuck::bytes_of(&params));
+        Ok(())
     }
 
     /// Runs every vector of the batch; results in the vectors' order (the
@@ -237,11 +241,16 @@ impl GpuContext {
         let write = || {
             let _span = tracing::debug_span!("msm.upload_scalars", bytes = staging_bytes).entered();
             let t = web_time::Instant::now();
+            let mut written = Ok(());
             for (k, j) in jobs.iter().enumerate() {
-                staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&Self::params(j)));
-                staging.write_scalars(scalar_offsets[k], j.scalars);
+                staging.write_bytes(
+                    &self.queue,
+                    k as u64 * PARAMS_BYTES,
+                    bytemuck::bytes_of(&Self::params(j)),
+                );
+                written = written.and(staging.write_scalars(&self.queue, scalar_offsets[k], j.scalars));
             }
-            t.elapsed().as_secs_f64() * 1e3
+            (t.elapsed().as_secs_f64() * 1e3, written)
         };
         let mut scratch: Vec<Scratch> = pipelines.iter().map(|(plan, _)| self.take_scratch(plan)).collect();
         // Error scopes are per thread: record on this one.
@@ -265,18 +274,30 @@ impl GpuContext {
         };
         // The pool writes the scalars while this thread records the passes.
         #[cfg(not(target_arch = "wasm32"))]
-        let (upload_ms, timed) = {
-            let mut upload_ms = 0.0;
+        let ((upload_ms, written), timed) = {
+            let mut wrote = (0.0, Ok(()));
             let timed = rayon::in_place_scope(|scope| {
-                scope.spawn(|_| upload_ms = write());
+                scope.spawn(|_| wrote = write());
                 record()
             });
-            (upload_ms, timed)
+            (wrote, timed)
         };
         #[cfg(target_arch = "wasm32")]
-        let (upload_ms, timed) = (write(), record());
-        staging.buffer.unmap();
+        let ((upload_ms, written), timed) = (write(), record());
+        staging.finish_writes();
         timings.upload_ms += upload_ms;
+        if let Err(e) = written {
+            // Nothing is submitted; the staging buffer goes back to the pool.
+            staging.remap();
+            self.put_staging(staging);
+            for s in scratch {
+                self.put_scratch(s);
+            }
+            // Popped (in push order's reverse), their outcome not needed.
+            drop(validation_scope.pop());
+            drop(oom_scope.pop());
+            return Err(e);
+        }
         self.queue.submit([enc.finish()]);
         staging.remap();
         self.put_staging(staging);
@@ -358,7 +379,10 @@ impl GpuContext {
                 .expect("compiled per plan");
             let mut s = self.take_scratch(&j.plan);
             let t = web_time::Instant::now();
-            self.upload_chunk(&s, j.scalars, j.offset);
+            if let Err(e) = self.upload_chunk(&s, j.scalars, j.offset) {
+                self.put_scratch(s);
+                return Err(e);
+            }
             timings.upload_ms += t.elapsed().as_secs_f64() * 1e3;
             let t = web_time::Instant::now();
             let groups = self.bind_groups(&mut s, bases.id, j.part_index, j.part).clone();

@@ -1,34 +1,52 @@
-//! Scalars into upload memory as arkworks holds them: each `Fr`'s four
-//! Montgomery limbs, copied in parallel chunks with no arithmetic (the GPU
-//! converts them in preprocess). A batch's parameters and scalars go into one
-//! pooled staging buffer that is mapped again as soon as the GPU has copied
-//! out of it, so the next call writes into resident, mapped memory.
+//! Scalars into upload memory as the caller holds them, with no arithmetic:
+//! each `Fr`'s four Montgomery limbs (copied in parallel chunks), canonical
+//! words or caller bytes (the GPU converts and reduces them in preprocess).
+//! A batch's parameters and scalars go into one pooled staging buffer.
+//!
+//! Natively the staging buffer is mapped memory, mapped again as soon as the
+//! GPU has copied out of it, so the next call writes into resident, mapped
+//! memory. On the web a mapped range is a copy that wgpu first reads back
+//! from the mapping (slow where the mapping is device memory), so there the
+//! staging buffer is a plain GPU buffer written with `GPUQueue.writeBuffer`
+//! straight from the caller's bytes; queue order keeps a write behind the
+//! copies of the previous call.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+#[cfg(not(target_arch = "wasm32"))]
 use ark_bn254::Fr;
+#[cfg(not(target_arch = "wasm32"))]
 use wgpu::WriteOnly;
 
 use super::Scalars;
 use crate::context::GpuContext;
+use crate::error::MsmError;
 
 /// Scalars per parallel chunk.
+#[cfg(not(target_arch = "wasm32"))]
 const CHUNK: usize = 8192;
+#[cfg(not(target_arch = "wasm32"))]
 const CHUNK_BYTES: usize = CHUNK * 32;
 /// Staging buffers the pool keeps.
 const POOLED: usize = 3;
 /// Staging sizes round up to this, so nearby sizes share a buffer.
 const GRANULE: u64 = 1 << 20;
 
-/// A MAP_WRITE | COPY_SRC buffer and whether it is mapped now.
+/// The staging buffer and whether it can be written now.
 pub(crate) struct Staging {
     pub(crate) buffer: wgpu::Buffer,
-    /// Set by the map callback; clear while the GPU may read the buffer.
+    /// Native: set by the map callback, clear while the GPU may read the
+    /// buffer. Web: always set (writes are ordered by the queue).
     ready: Arc<AtomicBool>,
 }
 
+/// Native staging: MAP_WRITE memory, written through a mapping.
+#[cfg(not(target_arch = "wasm32"))]
 impl Staging {
+    const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::MAP_WRITE.union(wgpu::BufferUsages::COPY_SRC);
+    const MAPPED: bool = true;
+
     /// Maps the buffer again once the submitted copies out of it have run.
     pub(crate) fn remap(&self) {
         let ready = self.ready.clone();
@@ -39,18 +57,29 @@ impl Staging {
         });
     }
 
+    /// Ends the writes before the submission that copies out of the buffer.
+    pub(crate) fn finish_writes(&self) {
+        self.buffer.unmap();
+    }
+
     /// Writes `bytes` at `offset` of the mapped buffer.
-    pub(crate) fn write_bytes(&self, offset: u64, bytes: &[u8]) {
+    pub(crate) fn write_bytes(&self, _queue: &wgpu::Queue, offset: u64, bytes: &[u8]) {
         if let Some(mut view) = self.view(offset, bytes.len() as u64) {
             view.slice(..).copy_from_slice(bytes);
         }
     }
 
     /// Writes `scalars` (32 bytes each) at `offset` of the mapped buffer.
-    pub(crate) fn write_scalars(&self, offset: u64, scalars: Scalars<'_>) {
+    pub(crate) fn write_scalars(
+        &self,
+        _queue: &wgpu::Queue,
+        offset: u64,
+        scalars: Scalars<'_>,
+    ) -> Result<(), MsmError> {
         if let Some(mut view) = self.view(offset, scalars.len() as u64 * 32) {
             write_scalars(view.slice(..), scalars);
         }
+        Ok(())
     }
 
     fn view(&self, offset: u64, len: u64) -> Option<wgpu::BufferViewMut> {
@@ -61,6 +90,53 @@ impl Staging {
                 .expect("a staging buffer is taken mapped")
         })
     }
+}
+
+/// Web staging: a plain GPU buffer written through the queue.
+#[cfg(target_arch = "wasm32")]
+impl Staging {
+    const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::COPY_DST.union(wgpu::BufferUsages::COPY_SRC);
+    const MAPPED: bool = false;
+
+    pub(crate) fn remap(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
+    pub(crate) fn finish_writes(&self) {}
+
+    pub(crate) fn write_bytes(&self, queue: &wgpu::Queue, offset: u64, bytes: &[u8]) {
+        if !bytes.is_empty() {
+            queue.write_buffer(&self.buffer, offset, bytes);
+        }
+    }
+
+    pub(crate) fn write_scalars(&self, queue: &wgpu::Queue, offset: u64, scalars: Scalars<'_>) -> Result<(), MsmError> {
+        write_scalars_to(queue, &self.buffer, offset, scalars)
+    }
+}
+
+/// Queues a write of `scalars` to `buffer` at `offset`: caller bytes and
+/// canonical words as they are, `Fr` limbs through one host copy.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn write_scalars_to(
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    scalars: Scalars<'_>,
+) -> Result<(), MsmError> {
+    match scalars {
+        Scalars::Bytes(b) => return b.write_to(queue, buffer, offset),
+        Scalars::Canonical(w) if !w.is_empty() => queue.write_buffer(buffer, offset, bytemuck::cast_slice(w)),
+        Scalars::Fr(f) if !f.is_empty() => {
+            let bytes: Vec<u8> = f
+                .iter()
+                .flat_map(|s| s.0 .0.iter().flat_map(|l| l.to_le_bytes()))
+                .collect();
+            queue.write_buffer(buffer, offset, &bytes);
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 impl GpuContext {
@@ -80,8 +156,8 @@ impl GpuContext {
         let buffer = self.create_buffer_mapped(
             "staging",
             bytes.div_ceil(GRANULE).max(1) * GRANULE,
-            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-            true,
+            Staging::USAGE,
+            Staging::MAPPED,
         );
         Staging {
             buffer,
@@ -100,37 +176,34 @@ impl GpuContext {
     }
 }
 
-/// Writes scalars in either form (32 bytes each) into upload memory.
+/// Writes scalars in any form (32 bytes each) into mapped upload memory.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn write_scalars(mut dst: WriteOnly<'_, [u8]>, scalars: Scalars<'_>) {
     match scalars {
         Scalars::Fr(f) => fr_limbs(dst, f),
         Scalars::Canonical(w) => dst.copy_from_slice(bytemuck::cast_slice(w)),
+        Scalars::Bytes(b) => b.copy_into(dst),
     }
 }
 
 /// Copies the limbs of `scalars` (32 bytes each, little-endian) into `dst`.
+#[cfg(not(target_arch = "wasm32"))]
 fn fr_limbs(dst: WriteOnly<'_, [u8]>, scalars: &[Fr]) {
     // Fixed-size chunks are `Send` (a `WriteOnly` of a slice is not), so
     // each chunk can be filled on its own thread.
     let (chunks, rest) = dst.into_chunks::<CHUNK_BYTES>();
     let chunks: Vec<WriteOnly<'_, [u8; CHUNK_BYTES]>> = chunks.into_iter().collect();
     let whole = chunks.len() * CHUNK;
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        use rayon::prelude::*;
-        chunks
-            .into_par_iter()
-            .zip(scalars[..whole].par_chunks(CHUNK))
-            .for_each(|(w, c)| fill(w.into(), c));
-    }
-    #[cfg(target_arch = "wasm32")]
-    for (w, c) in chunks.into_iter().zip(scalars[..whole].chunks(CHUNK)) {
-        fill(w.into(), c);
-    }
+    use rayon::prelude::*;
+    chunks
+        .into_par_iter()
+        .zip(scalars[..whole].par_chunks(CHUNK))
+        .for_each(|(w, c)| fill(w.into(), c));
     fill(rest, &scalars[whole..]);
 }
 
 /// Each scalar's 32 bytes straight into its slot (no intermediate buffer).
+#[cfg(not(target_arch = "wasm32"))]
 fn fill(w: WriteOnly<'_, [u8]>, scalars: &[Fr]) {
     let (slots, _) = w.into_chunks::<32>();
     slots.write_iter(scalars.iter().map(|s| {

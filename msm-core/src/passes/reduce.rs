@@ -9,9 +9,10 @@ use crate::plan::Plan;
 
 /// Workgroup size of `segments` and `groups` (override `WG`; a power of two).
 pub const WG: u32 = 64;
-/// Workgroup size of `windows` (override `WIN_WG`; a power of two, at least
-/// the groups of a window: the plan keeps at most 16,384 segments a window).
-pub const WIN_WG: u32 = 256;
+/// The largest workgroup of `windows` (override `WIN_WG`, the plan's
+/// `win_wg`: a power of two, at least the groups of a window; the plan keeps
+/// at most WG x win_wg segments a window).
+pub const WIN_WG_MAX: u32 = 256;
 /// Bytes of one XYZZ point (32 words).
 pub const XYZZ_BYTES: u64 = 128;
 
@@ -31,13 +32,13 @@ pub fn groups_per_window(plan: &Plan) -> u32 {
 }
 
 pub fn kernels(plan: &Plan) -> Vec<Kernel> {
-    debug_assert!(groups_per_window(plan) <= WIN_WG);
+    debug_assert!(groups_per_window(plan) <= plan.win_wg);
     let groups = groups_per_window(plan);
     vec![
         Kernel::new("segments", WG, groups).rows(plan.windows).with("WG", WG),
         Kernel::new("groups", WG, groups).rows(plan.windows).with("WG", WG),
-        Kernel::new("windows", WIN_WG, plan.windows)
+        Kernel::new("windows", plan.win_wg, plan.windows)
             .with("WG", WG)
-            .with("WIN_WG", WIN_WG),
+            .with("WIN_WG", plan.win_wg),
     ]
 }

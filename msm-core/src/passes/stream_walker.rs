@@ -18,9 +18,11 @@ pub const BINDINGS: &[Binding] = &[
 ];
 
 /// Bytes of workgroup memory the walker needs: the inversion tree (2 x
-/// leaves packed values) and, for workgroup pref memory, TPB x S values.
+/// leaves - 1 packed values), two flag words and, for workgroup pref
+/// memory, TPB x S values.
 pub fn workgroup_bytes(config: &MsmConfig) -> u64 {
-    let tree = 2 * tree_leaves(config.walker_tpb) as u64 * 32;
+    let leaves = tree_leaves(config.walker_tpb) as u64;
+    let tree = (leaves + (leaves - 1).max(1)) * 32;
     let pref = match config.walker_pref_mem {
         crate::config::PrefMem::Workgroup => config.walker_tpb as u64 * config.walker_slots as u64 * 32,
         crate::config::PrefMem::Private => 0,
@@ -32,5 +34,6 @@ pub fn kernels(config: &MsmConfig, plan: &Plan) -> Vec<Kernel> {
     let tpb = config.walker_tpb;
     vec![Kernel::new("main", tpb, plan.threads.div_ceil(tpb))
         .with("TPB", tpb)
-        .with("LEAVES", tree_leaves(tpb))]
+        .with("LEAVES", tree_leaves(tpb))
+        .with("INNER", tree_leaves(tpb).saturating_sub(1).max(1))]
 }

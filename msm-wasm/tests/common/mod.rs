@@ -43,8 +43,26 @@ pub fn error_message(e: JsError) -> String {
 }
 
 pub async fn run(ctx: &MsmContext, bases: &Bases, scalars: &[u8], options: JsValue) -> Result<MsmResult, String> {
-    match JsFuture::from(ctx.msm(bases, scalars, options)).await {
+    let array = js_sys::Uint8Array::from(scalars);
+    match JsFuture::from(ctx.msm(bases, array.into(), options)).await {
         Ok(v) => Ok(MsmResult::try_from_js_value(v).expect("an MsmResult")),
+        Err(e) => Err(message(e)),
+    }
+}
+
+/// `uploadBases` as JS calls it: arkworks bytes in a `Uint8Array`.
+pub async fn upload(ctx: &MsmContext, bytes: &[u8]) -> Result<Bases, String> {
+    bases_of(JsFuture::from(ctx.upload_bases(js_sys::Uint8Array::from(bytes).into())).await)
+}
+
+/// `uploadBasesRaw` as JS calls it.
+pub async fn upload_raw(ctx: &MsmContext, bytes: &[u8]) -> Result<Bases, String> {
+    bases_of(JsFuture::from(ctx.upload_bases_raw(js_sys::Uint8Array::from(bytes).into())).await)
+}
+
+fn bases_of(settled: Result<JsValue, JsValue>) -> Result<Bases, String> {
+    match settled {
+        Ok(v) => Ok(Bases::try_from_js_value(v).expect("Bases")),
         Err(e) => Err(message(e)),
     }
 }
@@ -82,7 +100,7 @@ pub async fn batch_matches_single_and_arkworks(ctx: &MsmContext) {
     let n = 40;
     let inputs = SampleInputs::new(n, 21).unwrap();
     let b = inputs.bases();
-    let bases = ctx.upload_bases(&b).unwrap();
+    let bases = upload(ctx, &b).await.unwrap();
     let other = SampleInputs::new(n, 22).unwrap().scalars();
     let edges = scalars_bytes(&[
         Fr::from(0u64),
@@ -137,7 +155,7 @@ pub async fn batch_matches_single_and_arkworks(ctx: &MsmContext) {
 /// A mistake in any vector rejects the batch with a message naming it.
 pub async fn batch_mistakes_are_js_exceptions(ctx: &MsmContext) {
     let inputs = SampleInputs::new(8, 3).unwrap();
-    let bases = ctx.upload_bases(&inputs.bases()).unwrap();
+    let bases = upload(ctx, &inputs.bases()).await.unwrap();
     let ok = inputs.scalars();
     let mut long = ok.clone();
     long.extend_from_slice(&ok[..32]);
@@ -146,16 +164,13 @@ pub async fn batch_mistakes_are_js_exceptions(ctx: &MsmContext) {
         .err()
         .expect("a vector longer than the bases is refused");
     assert!(e.starts_with("scalar vector 1: 9 scalars for 8 bases"), "{e}");
+    // a word above r is taken mod r, as arkworks' msm_bigint does
     let mut too_big = ok.clone();
     too_big[32 + 31] = 0xff;
-    let e = run_batch(ctx, &bases, &[ok.clone(), ok.clone(), too_big], JsValue::UNDEFINED)
+    let got = run_batch(ctx, &bases, &[ok.clone(), too_big.clone()], JsValue::UNDEFINED)
         .await
-        .err()
         .unwrap();
-    assert!(
-        e.starts_with("scalar vector 2:") && e.contains("scalar 1 is not below"),
-        "{e}"
-    );
+    assert_eq!(got[1].point(), cpu_msm(&inputs.bases(), &too_big).unwrap());
     let e = run_batch(ctx, &bases, &[ok[..33].to_vec()], JsValue::UNDEFINED)
         .await
         .err()

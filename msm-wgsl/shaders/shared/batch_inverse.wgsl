@@ -3,7 +3,9 @@
 //
 // The values are the leaves of a product tree in workgroup memory, in heap
 // order (node 1 is the root, node i has children 2i and 2i + 1, leaf li is
-// node LEAVES + li; inner nodes and leaves live in two arrays of LEAVES). Up: each node becomes the product of its children. One
+// node LEAVES + li; inner node i lives at inv_inner[i - 1], leaf li at
+// inv_leaves[li], so that TPB = 256 takes 16,352 bytes and fits WebGPU's
+// default 16 KiB with the caller's flags). Up: each node becomes the product of its children. One
 // invocation inverts the root. Down: a node holding the inverse of its
 // product hands each child the inverse times the sibling's product. Cost:
 // 3 (LEAVES - 1) multiplications and one inversion per call.
@@ -14,22 +16,25 @@
 #import field
 
 override LEAVES: u32 = 128u;
+// LEAVES - 1 (at least 1): the inner nodes (an override, as naga sizes
+// workgroup arrays by an override's name, not by an expression).
+override INNER: u32 = 127u;
 
-var<workgroup> inv_inner: array<array<u32, 8>, LEAVES>;
+var<workgroup> inv_inner: array<array<u32, 8>, INNER>;
 var<workgroup> inv_leaves: array<array<u32, 8>, LEAVES>;
 
 fn tree_get(node: u32) -> array<u32, 8> {
     if node >= LEAVES {
         return inv_leaves[node - LEAVES];
     }
-    return inv_inner[node];
+    return inv_inner[node - 1u];
 }
 
 fn tree_set(node: u32, v: array<u32, 8>) {
     if node >= LEAVES {
         inv_leaves[node - LEAVES] = v;
     } else {
-        inv_inner[node] = v;
+        inv_inner[node - 1u] = v;
     }
 }
 
@@ -44,7 +49,7 @@ fn batch_inverse(li: u32, x: Fq) -> Fq {
             let node = half + li;
             let l = fq_unpack(tree_get(2u * node));
             let r = fq_unpack(tree_get(2u * node + 1u));
-            inv_inner[node] = fq_pack(fq_mul(l, r));
+            inv_inner[node - 1u] = fq_pack(fq_mul(l, r));
         }
         workgroupBarrier();
     }
@@ -55,7 +60,7 @@ fn batch_inverse(li: u32, x: Fq) -> Fq {
     for (var half = 1u; half < LEAVES; half <<= 1u) {
         if li < half {
             let node = half + li;
-            let inv = fq_unpack(inv_inner[node]);
+            let inv = fq_unpack(inv_inner[node - 1u]);
             let l = fq_unpack(tree_get(2u * node));
             let r = fq_unpack(tree_get(2u * node + 1u));
             tree_set(2u * node, fq_pack(fq_mul(inv, r)));

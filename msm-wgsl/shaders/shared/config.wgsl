@@ -31,7 +31,7 @@ struct MsmParams {
     _pad2: u32,
 }
 
-// Scalars as canonical little-endian words.
+// Scalars as little-endian words, any 256-bit value (preprocess reduces them mod r).
 const SCALARS_CANONICAL: u32 = 0u;
 // Scalars as arkworks holds them: Montgomery form, R = 2^256 (preprocess
 // converts them in place).

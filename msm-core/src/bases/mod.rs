@@ -1,5 +1,9 @@
 //! Resident bases: converted to the GPU's packed Montgomery form and uploaded
-//! once, then reused by every MSM against them.
+//! once, then reused by every MSM against them. From arkworks points the
+//! host converts them ([`GpuContext::upload_bases`]); from bytes the GPU does
+//! ([`from_bytes`]).
+
+mod from_bytes;
 
 use ark_bn254::G1Affine;
 use ark_ec::AffineRepr;
@@ -141,11 +145,16 @@ impl GpuContext {
                 break;
             }
         }
+        self.new_bases(points.len(), parts)
+    }
+
+    /// A base set of `n` points held in `parts`, counted in live memory.
+    fn new_bases(&self, n: usize, parts: Vec<BasePart>) -> Bases {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let bytes = parts.iter().map(|p| Bases::bytes_for(p.len)).sum();
         Bases {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            n: points.len(),
+            n,
             parts,
             layout: self.field_layout(),
             _live: LiveGuard::new(&self.live_bases, bytes),
@@ -196,7 +205,7 @@ impl GpuContext {
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: true,
         });
         if let Ok(mut view) = buffer.get_mapped_range_mut(..) {

@@ -1,0 +1,166 @@
+//! Resident bases from the caller's bytes (beside `msm-wgsl/shaders/bases.wgsl`):
+//! the bytes go to the GPU as they are (on the web straight from a JS
+//! `Uint8Array`) and the bases kernel converts and checks every point there,
+//! so the host does no per-point work. One word comes back: the first bad
+//! point, which the CPU twin ([`crate::cpu::bases`]) then explains.
+
+use bytemuck::{Pod, Zeroable};
+use msm_wgsl::ShaderId;
+
+use super::{BasePart, Bases};
+use crate::context::GpuContext;
+use crate::cpu::bases::{decode_base, BaseFormat};
+use crate::error::MsmError;
+use crate::host_bytes::HostBytes;
+
+/// Bytes of one point in caller memory.
+pub const POINT_BYTES: usize = 64;
+/// Points per workgroup of `convert` (override `WG`).
+const WG: u32 = 64;
+
+/// Twin of WGSL `BasesParams` (uniform).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct BasesParams {
+    n: u32,
+    first: u32,
+    format: u32,
+    out_offset: u32,
+}
+
+impl GpuContext {
+    /// Uploads bases given as bytes (64 a point, in `format`) and converts
+    /// and checks them on the GPU. Fails with [`MsmError::InvalidBase`]
+    /// naming the first point that is not canonical, not on the curve or
+    /// not in the format's one encoding; with [`MsmError::OutOfMemory`] or
+    /// [`MsmError::DeviceLost`] as [`GpuContext::try_upload_bases`] does.
+    pub async fn upload_bases_bytes(&self, bytes: HostBytes<'_>, format: BaseFormat) -> Result<Bases, MsmError> {
+        self.upload_bases_bytes_with(bytes, format, usize::MAX, usize::MAX)
+            .await
+    }
+
+    /// [`GpuContext::upload_bases_bytes`] with at most `part_points` points a
+    /// part and `dispatch_points` a conversion dispatch (each clamped to what
+    /// one binding holds): small values exercise the splits on small inputs.
+    pub async fn upload_bases_bytes_with(
+        &self,
+        bytes: HostBytes<'_>,
+        format: BaseFormat,
+        part_points: usize,
+        dispatch_points: usize,
+    ) -> Result<Bases, MsmError> {
+        if !bytes.len().is_multiple_of(POINT_BYTES) {
+            return Err(MsmError::InvalidInput(format!(
+                "{} bytes of bases is not a whole number of {POINT_BYTES}-byte points",
+                bytes.len()
+            )));
+        }
+        let n = bytes.len() / POINT_BYTES;
+        self.check_lost()?;
+        self.check_bases_fit(n)?;
+        let pipeline = self
+            .pipeline(ShaderId::Bases, "convert", &[("WG", WG as f64)], None)
+            .await?;
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let bad = self.create_buffer(
+            "bases.bad",
+            4,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        );
+        self.queue.write_buffer(&bad, 0, &u32::MAX.to_le_bytes());
+        let sizes = (part_points, dispatch_points);
+        let parts = self.convert_parts(bytes, format, sizes, &pipeline, &bad);
+        let first_bad = self.read_words(&bad, 1).await;
+        if let Some(e) = oom.pop().await {
+            return Err(MsmError::OutOfMemory {
+                what: format!("{n} bases (the driver refused: {e})"),
+                needed: Bases::bytes_for(n),
+                available: self.device_memory(),
+            });
+        }
+        self.check_device_error()?;
+        let parts = parts?;
+        let first_bad = first_bad?[0];
+        if first_bad != u32::MAX {
+            let index = first_bad as usize;
+            let point: [u8; POINT_BYTES] = bytes
+                .read(index * POINT_BYTES..(index + 1) * POINT_BYTES)
+                .try_into()
+                .expect("64 bytes");
+            return Err(match decode_base(&point, format) {
+                Err(defect) => MsmError::InvalidBase { index, defect },
+                // The twin accepts what the GPU refused: a shader bug.
+                Ok(_) => MsmError::CorruptResult,
+            });
+        }
+        Ok(self.new_bases(n, parts))
+    }
+
+    /// Creates the parts of `bytes.len() / 64` points (at most `sizes.0` a
+    /// part) and submits the conversion of every point, `sizes.1` at most per
+    /// dispatch (both clamped to what a binding holds).
+    fn convert_parts(
+        &self,
+        bytes: HostBytes<'_>,
+        format: BaseFormat,
+        sizes: (usize, usize),
+        pipeline: &wgpu::ComputePipeline,
+        bad: &wgpu::Buffer,
+    ) -> Result<Vec<BasePart>, MsmError> {
+        let n = bytes.len() / POINT_BYTES;
+        let st = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let plane = st | wgpu::BufferUsages::COPY_SRC;
+        let limits = self.device.limits();
+        let part_points = sizes.0.clamp(1, self.max_base_part_points());
+        let binding_points = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) / POINT_BYTES as u64;
+        let per_dispatch = (binding_points as usize).min(sizes.1).min(part_points).min(n).max(1);
+        let raw = self.create_buffer("bases.raw", (per_dispatch * POINT_BYTES) as u64, st);
+        let params = self.create_buffer(
+            "bases.params",
+            std::mem::size_of::<BasesParams>() as u64,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut parts = Vec::new();
+        let mut start = 0;
+        // An empty set still gets one (minimal) part so bindings stay valid.
+        loop {
+            let len = part_points.min(n - start);
+            let part = BasePart {
+                start,
+                len,
+                x: self.create_buffer("bases.x", (len as u64 * 32).max(4), plane),
+                y: self.create_buffer("bases.y", (len as u64 * 32).max(4), plane),
+                flags: self.create_buffer("bases.flags", (len as u64 * 4).max(4), plane),
+            };
+            let mut done = 0;
+            while done < len {
+                // Queue order keeps each write behind the dispatch before it.
+                let m = per_dispatch.min(len - done);
+                let first = start + done;
+                bytes
+                    .range(first * POINT_BYTES..(first + m) * POINT_BYTES)
+                    .write_to(&self.queue, &raw, 0)?;
+                let p = BasesParams {
+                    n: m as u32,
+                    first: first as u32,
+                    format: format.code(),
+                    out_offset: done as u32,
+                };
+                self.queue.write_buffer(&params, 0, bytemuck::bytes_of(&p));
+                let mut enc = self
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bases") });
+                let groups = self.grid((m as u32).div_ceil(WG));
+                let buffers = [&params, &raw, &part.x, &part.y, &part.flags, bad];
+                self.dispatch(&mut enc, "bases.convert", pipeline, &buffers, groups, None);
+                self.queue.submit([enc.finish()]);
+                done += m;
+            }
+            parts.push(part);
+            start += len;
+            if start >= n {
+                return Ok(parts);
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Canonical scalars may be any 256-bit word: the result is the sum of the
+//! integers times the points, as arkworks' `msm_bigint` computes it, at every
+//! window width, from words and from bytes.
+
+mod common;
+
+use ark_bn254::{Fr, G1Projective};
+use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ff::{BigInt, BigInteger, PrimeField};
+use common::{ctx, rng};
+use msm_core::{FieldLayout, HostBytes, MsmConfig, Scalars};
+use rand::Rng;
+
+/// r - 1, r, r + 1, 2^254, 2^255, 2^256 - 1, 2r, 5r + 7 and zero as words.
+fn edge_words() -> Vec<BigInt<4>> {
+    let r = Fr::MODULUS;
+    let add = |a: BigInt<4>, k: u64| {
+        let mut a = a;
+        a.add_with_carry(&BigInt::from(k));
+        a
+    };
+    let mut r_minus_1 = r;
+    r_minus_1.sub_with_borrow(&BigInt::from(1u64));
+    let pow2 = |e: u32| {
+        let mut b = BigInt::<4>::from(0u64);
+        b.0[(e / 64) as usize] = 1u64 << (e % 64);
+        b
+    };
+    let mut two_r = r;
+    two_r.mul2();
+    let five_r = {
+        let mut a = two_r;
+        a.mul2();
+        a.add_with_carry(&r);
+        a
+    };
+    vec![
+        r_minus_1,
+        r,
+        add(r, 1),
+        pow2(254),
+        pow2(255),
+        BigInt([u64::MAX; 4]),
+        two_r,
+        add(five_r, 7),
+        BigInt::from(0u64),
+    ]
+}
+
+fn words(b: &BigInt<4>) -> [u32; 8] {
+    std::array::from_fn(|i| (b.0[i / 2] >> (32 * (i % 2))) as u32)
+}
+
+#[test]
+fn any_word_gives_the_integer_sum_at_every_window_width() {
+    let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
+    let n = 96;
+    let (points, _) = msm_core::sample::inputs(n, 21);
+    let bases = ctx.upload_bases(&points);
+    let mut r = rng(22);
+    let edges = edge_words();
+    // edge words mixed with uniform 256-bit words and ordinary scalars
+    let ints: Vec<BigInt<4>> = (0..n)
+        .map(|i| match i % 3 {
+            0 => edges[(i / 3) % edges.len()],
+            1 => BigInt(std::array::from_fn(|_| r.gen())),
+            _ => Fr::from(r.gen::<u64>()).into_bigint(),
+        })
+        .collect();
+    let want = G1Projective::msm_bigint(&points, &ints).into_affine();
+    let as_words: Vec<[u32; 8]> = ints.iter().map(words).collect();
+    let as_bytes: Vec<u8> = ints.iter().flat_map(|b| b.to_bytes_le()).collect();
+    for c in 4..=16 {
+        let config = MsmConfig {
+            window_bits: Some(c),
+            ..Default::default()
+        };
+        for (what, scalars) in [
+            ("words", Scalars::Canonical(&as_words)),
+            ("bytes", Scalars::Bytes(HostBytes::slice(&as_bytes))),
+        ] {
+            let run = pollster::block_on(ctx.msm_scalars_with(&bases, scalars, &config)).unwrap();
+            assert_eq!(run.result.into_affine(), want, "c = {c}, {what}");
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! The classes JS drives: `MsmContext` (a WebGPU device with its pipelines)
+//! and `Bases` (a base set resident on it). Bases and scalars go to the GPU
+//! as the caller holds them (a `Uint8Array` straight to
+//! `GPUQueue.writeBuffer`); the GPU converts and checks them, so no call does
+//! per-element work in wasm. Every fallible call rejects with a message;
+//! nothing panics across the boundary.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use msm_core::{AdapterClass, BaseFormat, GpuContext, HostBytes, MsmConfig, MsmError, MsmRun, Scalars};
+use wasm_bindgen::prelude::*;
+
+use crate::encoding::{self, body_start};
+use crate::js::{from_js, js_error, to_js};
+use crate::options::{ContextOptions, MsmOptions};
+use crate::result::MsmResult;
+
+/// A WebGPU device with the MSM pipelines compiled on first use and cached.
+/// Create one and reuse it: the first MSM of each knob setting compiles shaders.
+#[wasm_bindgen]
+pub struct MsmContext {
+    ctx: Rc<GpuContext>,
+    config: RefCell<MsmConfig>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AdapterDescription {
+    name: String,
+    backend: String,
+    device_type: String,
+    driver: String,
+    adapter_class: &'static str,
+    field_layout: String,
+    field_code: String,
+    inversion: String,
+    reduce: &'static str,
+    timestamps: bool,
+    software: bool,
+}
+
+#[wasm_bindgen]
+impl MsmContext {
+    /// Requests a WebGPU adapter and device (rejects when the browser has no
+    /// WebGPU or refuses a device).
+    pub async fn create(
+        #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue,
+    ) -> Result<MsmContext, JsError> {
+        let options: ContextOptions = from_js(options, "ContextOptions")?;
+        let core = options.to_core().map_err(js_error)?;
+        let config = core.config.clone();
+        let ctx = GpuContext::new(&core).await.map_err(js_error)?;
+        Ok(MsmContext {
+            ctx: Rc::new(ctx),
+            config: RefCell::new(config),
+        })
+    }
+
+    /// The adapter and how this context uses it.
+    #[wasm_bindgen(getter, unchecked_return_type = "AdapterDescription")]
+    pub fn adapter(&self) -> JsValue {
+        let info = self.ctx.adapter_info();
+        to_js(&AdapterDescription {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            driver: info.driver.clone(),
+            adapter_class: match self.ctx.adapter_class() {
+                AdapterClass::Lavapipe => "lavapipe",
+                AdapterClass::SwiftShader => "swiftshader",
+                AdapterClass::OtherCpu => "cpu",
+                AdapterClass::Gpu => "gpu",
+            },
+            field_layout: self.ctx.field_layout().to_string(),
+            field_code: format!("{:?}", self.ctx.field_code()).to_lowercase(),
+            inversion: self.ctx.field_options().inversion.to_string(),
+            reduce: if self.ctx.reduces_on_host(&self.config.borrow()) {
+                "host"
+            } else {
+                "gpu"
+            },
+            timestamps: self.ctx.has_timestamps(),
+            software: self.ctx.is_software(),
+        })
+    }
+
+    /// The limits of this context's device, as the planner sees them.
+    #[wasm_bindgen(getter, unchecked_return_type = "DeviceLimits")]
+    pub fn limits(&self) -> JsValue {
+        let l = self.ctx.limits();
+        let limits = serde_json::json!({
+            "maxStorageBufferBindingSize": l.max_storage_buffer_binding_size,
+            "maxBufferSize": l.max_buffer_size,
+            "maxComputeWorkgroupStorageSize": l.max_compute_workgroup_storage_size,
+            "maxComputeInvocationsPerWorkgroup": l.max_compute_invocations_per_workgroup,
+        });
+        to_js(&limits)
+    }
+
+    /// Every knob this context's MSMs use by default.
+    #[wasm_bindgen(getter, unchecked_return_type = "MsmOptions")]
+    pub fn config(&self) -> JsValue {
+        to_js(&MsmOptions::from_config(&self.config.borrow()))
+    }
+
+    /// Changes the default knobs (keys left out keep their values).
+    #[wasm_bindgen(js_name = setConfig)]
+    pub fn set_config(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "MsmOptions")] options: JsValue,
+    ) -> Result<(), JsError> {
+        let options: MsmOptions = from_js(options, "MsmOptions")?;
+        let config = options.apply(&self.config.borrow()).map_err(js_error)?;
+        *self.config.borrow_mut() = config;
+        Ok(())
+    }
+
+    /// Uploads bases given in the arkworks uncompressed format (64 bytes a
+    /// point, optionally with arkworks' 8-byte `Vec` length in front), once.
+    /// The GPU converts and checks every point; the promise rejects naming
+    /// the first point that is not on the curve or not in the one encoding
+    /// arkworks writes.
+    #[wasm_bindgen(js_name = uploadBases, unchecked_return_type = "Promise<Bases>")]
+    pub fn upload_bases(&self, #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue) -> js_sys::Promise {
+        self.upload(bytes, BaseFormat::Arkworks, "bases")
+    }
+
+    /// Uploads bases given as raw little-endian coordinates (x then y, 32
+    /// bytes each; the identity as 64 zero bytes), once.
+    #[wasm_bindgen(js_name = uploadBasesRaw, unchecked_return_type = "Promise<Bases>")]
+    pub fn upload_bases_raw(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+    ) -> js_sys::Promise {
+        self.upload(bytes, BaseFormat::Raw, "raw bases")
+    }
+
+    fn upload(&self, bytes: JsValue, format: BaseFormat, what: &'static str) -> js_sys::Promise {
+        let ctx = self.ctx.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let array = typed_array(bytes, what)?;
+            let all = HostBytes::js(&array);
+            let start = match format {
+                BaseFormat::Arkworks => body_start(all.len(), encoding::POINT_BYTES, || prefix(&all), what),
+                BaseFormat::Raw => Ok(0),
+            }
+            .map_err(js_error)?;
+            let inner = ctx
+                .upload_bases_bytes(all.range(start..all.len()), format)
+                .await
+                .map_err(|e| match e {
+                    MsmError::InvalidBase { index, defect } => js_error(encoding::base_error(what, index, defect)),
+                    e => js_error(format!("{what}: {e}")),
+                })?;
+            let owner = Rc::as_ptr(&ctx) as usize;
+            Ok(Bases {
+                inner: Rc::new(inner),
+                owner,
+            }
+            .into())
+        })
+    }
+
+    /// The MSM of `bases` and `scalars` (32 little-endian bytes each, any
+    /// 256-bit value, taken mod r; optionally with arkworks' 8-byte `Vec`
+    /// length in front). The bytes go to the GPU as they are: keep the array
+    /// unchanged until the promise settles. `options` overrides this
+    /// context's knobs for this call only.
+    #[wasm_bindgen(unchecked_return_type = "Promise<MsmResult>")]
+    pub fn msm(
+        &self,
+        bases: &Bases,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] scalars: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "MsmOptions")] options: JsValue,
+    ) -> js_sys::Promise {
+        let prepared = self.prepare_batch(bases, vec![scalars], options, false);
+        let ctx = self.ctx.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let (bases, vectors, config) = prepared.map_err(JsValue::from)?;
+            let (array, start) = &vectors[0];
+            let all = HostBytes::js(array);
+            let scalars = Scalars::Bytes(all.range(*start..all.len()));
+            let run = ctx
+                .msm_scalars_with(&bases, scalars, &config)
+                .await
+                .map_err(|e| JsValue::from(js_error(e)))?;
+            let n = scalars.len();
+            Ok(MsmResult::new(run, n).into())
+        })
+    }
+
+    /// The MSMs of `bases` with each scalar vector (bytes as for `msm`), in
+    /// one GPU submission; the results come in the vectors' order. A vector
+    /// shorter than the bases uses the first bases (a lower-degree polynomial
+    /// over the same SRS); an empty one gives the identity; a longer one
+    /// rejects the whole batch, naming the vector and both lengths.
+    #[wasm_bindgen(js_name = msmBatch, unchecked_return_type = "Promise<MsmResult[]>")]
+    pub fn msm_batch(
+        &self,
+        bases: &Bases,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array[]")] vectors: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "MsmOptions")] options: JsValue,
+    ) -> js_sys::Promise {
+        let prepared = if js_sys::Array::is_array(&vectors) {
+            self.prepare_batch(bases, js_sys::Array::from(&vectors).iter().collect(), options, true)
+        } else {
+            Err(js_error("msmBatch: expected an array of Uint8Array scalar vectors"))
+        };
+        let ctx = self.ctx.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let (bases, vectors, config) = prepared.map_err(JsValue::from)?;
+            let bytes: Vec<HostBytes<'_>> = vectors
+                .iter()
+                .map(|(a, start)| {
+                    let all = HostBytes::js(a);
+                    all.range(*start..all.len())
+                })
+                .collect();
+            let scalars: Vec<Scalars<'_>> = bytes.iter().map(|b| Scalars::Bytes(*b)).collect();
+            let run = ctx
+                .msm_batch_with(&bases, &scalars, &config)
+                .await
+                .map_err(|e| JsValue::from(js_error(e)))?;
+            let results = js_sys::Array::new();
+            for (result, v) in run.results.into_iter().zip(&scalars) {
+                let run = MsmRun {
+                    result,
+                    plan: run.plan,
+                    timings: run.timings.clone(),
+                };
+                results.push(&MsmResult::new(run, v.len()).into());
+            }
+            Ok(results.into())
+        })
+    }
+
+    /// Checks every vector's type and length here (no byte is read beyond a
+    /// length prefix), so that a mistake names its vector.
+    fn prepare_batch(
+        &self,
+        bases: &Bases,
+        vectors: Vec<JsValue>,
+        options: JsValue,
+        batch: bool,
+    ) -> Result<Prepared, JsError> {
+        let config = self.call_config(bases, options)?;
+        let mut out = Vec::with_capacity(vectors.len());
+        for (i, v) in vectors.into_iter().enumerate() {
+            let name = if batch {
+                format!("scalar vector {i}")
+            } else {
+                "scalars".to_string()
+            };
+            let array = typed_array(v, &name)?;
+            let all = HostBytes::js(&array);
+            let start = body_start(all.len(), encoding::SCALAR_BYTES, || prefix(&all), &name).map_err(js_error)?;
+            let n = (all.len() - start) / encoding::SCALAR_BYTES;
+            if n > bases.length() {
+                let e = MsmError::LengthMismatch {
+                    bases: bases.length(),
+                    scalars: n,
+                };
+                return Err(js_error(format!("{name}: {e}")));
+            }
+            out.push((array, start));
+        }
+        Ok((bases.inner.clone(), out, config))
+    }
+
+    /// The knobs of one call on `bases` (which must be this context's).
+    fn call_config(&self, bases: &Bases, options: JsValue) -> Result<MsmConfig, JsError> {
+        if bases.owner != Rc::as_ptr(&self.ctx) as usize {
+            return Err(js_error("these bases were uploaded through another MsmContext"));
+        }
+        let options: MsmOptions = from_js(options, "MsmOptions")?;
+        options.apply(&self.config.borrow()).map_err(js_error)
+    }
+}
+
+/// `value` as a `Uint8Array`, or an error naming `what`.
+fn typed_array(value: JsValue, what: &str) -> Result<js_sys::Uint8Array, JsError> {
+    value
+        .dyn_into::<js_sys::Uint8Array>()
+        .map_err(|_| js_error(format!("{what}: expected a Uint8Array")))
+}
+
+/// The first 8 bytes (an arkworks `Vec` length prefix).
+fn prefix(bytes: &HostBytes<'_>) -> [u8; 8] {
+    bytes.read(0..8).try_into().expect("8 bytes")
+}
+
+/// An MSM batch's checked inputs: the bases, each vector's array with where
+/// its scalars begin (after a length prefix), the knobs.
+type Prepared = (Rc<msm_core::Bases>, Vec<(js_sys::Uint8Array, usize)>, MsmConfig);
+
+/// A base set resident on one context's GPU.
+#[wasm_bindgen]
+pub struct Bases {
+    inner: Rc<msm_core::Bases>,
+    owner: usize,
+}
+
+#[wasm_bindgen]
+impl Bases {
+    /// Number of points.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.inner.len()
+    }
+}

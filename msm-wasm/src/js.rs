@@ -1,0 +1,142 @@
+//! The JS boundary's plumbing: errors as JS exceptions, options objects in
+//! and out through JSON, and the TypeScript types of the options.
+
+#[cfg(target_arch = "wasm32")]
+use serde::de::DeserializeOwned;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+/**
+ * Knobs of an MSM; keys left out keep the context's values. Keys are the
+ * camelCase (or snake_case) knob names; values may also be given as strings
+ * (as URL parameters are), "auto" for automatic choices. See docs/design.md.
+ */
+export interface MsmOptions {
+  /** Window width in bits (2..=20); default: chosen from the input size. */
+  windowBits?: number | "auto";
+  /** Stream-walker threads per workgroup (default 128, at most 256 on WebGPU). */
+  walkerTpb?: number;
+  /** Where the walker keeps prefix products (default "private"). */
+  walkerPrefMem?: "private" | "workgroup";
+  /** Walker slots per thread, 1..=16 (default 4); a workgroup's slots share one inversion. */
+  walkerSlots?: number;
+  /** Keep dx for the inverse pass (default true). */
+  walkerCacheDx?: boolean;
+  /** Fuse the walker's inverse and peel passes (default false). */
+  walkerFused?: boolean;
+  /** Walker threads; default: planned from the input size. */
+  walkerThreads?: number | "auto";
+  /** Walker tasks: "equal" shares (default) or aligned to "buckets". */
+  walkerSplit?: "equal" | "buckets";
+  /** Per-pass GPU timings in the result, where timestamp-query exists (default false). */
+  timing?: boolean;
+  /** Split MSMs into chunks of at most this many points. */
+  maxChunkPoints?: number;
+  /** Where buckets become window sums (default "auto": the GPU, the CPU on SwiftShader). */
+  reduce?: "auto" | "gpu" | "host";
+}
+
+export interface ContextOptions {
+  /** Field limb layout; default "13x20" (WebGPU has no 64-bit integers). */
+  fieldLayout?: "13x20" | "16x16" | "32x8-int64";
+  /** Field multiplication code; default "looped" on SwiftShader, else "unrolled". */
+  fieldCode?: "unrolled" | "looped";
+  /** Field inversion; default "gcd" (binary GCD), "fermat" under a loop cap. */
+  inversion?: "fermat" | "gcd";
+  /** Request timestamp-query when the adapter has it (default true). */
+  timestamps?: boolean;
+  /** Device limits: everything the adapter offers (default), or WebGPU's
+   * defaults (128 MiB per binding), what a page gets that asks for nothing. */
+  limits?: "adapter" | "default";
+  /** Default knobs of this context's MSMs. */
+  config?: MsmOptions;
+}
+
+export interface AdversarialInput {
+  /** The input class, e.g. "P and -P". */
+  what: string;
+  /** Bases in the arkworks uncompressed format. */
+  bases: Uint8Array;
+  /** Scalars, 32 little-endian bytes each. */
+  scalars: Uint8Array;
+}
+
+/** Where an MSM's time went (ms). Host times are wall clock; GPU times come
+ * from timestamp queries when `timing` was on and the adapter has them. */
+export interface MsmTimings {
+  /** Chunking, plans and pipeline lookups before the first upload. */
+  prepareMs: number;
+  /** Writing the scalars to the GPU (queued writes of the caller's bytes). */
+  uploadMs: number;
+  /** Recording and submitting the passes. */
+  submitMs: number;
+  /** Waiting for the results after the last submission. */
+  waitMs: number;
+  /** First submission until the window sums were read back. */
+  gpuWallMs: number;
+  /** Horner over the window sums on the CPU. */
+  hostCombineMs: number;
+  /** First kernel's start to last kernel's end on the GPU. */
+  gpuSpanMs: number | null;
+  /** GPU time per pass, in the order of `passes()`. */
+  gpuPassMs: number[] | null;
+  /** GPU time per kernel ("pass.entry"). */
+  gpuKernelMs: Record<string, number>;
+}
+
+/** The device limits an MSM plans with. */
+export interface DeviceLimits {
+  maxStorageBufferBindingSize: number;
+  maxBufferSize: number;
+  maxComputeWorkgroupStorageSize: number;
+  maxComputeInvocationsPerWorkgroup: number;
+}
+
+export interface AdapterDescription {
+  name: string;
+  backend: string;
+  deviceType: string;
+  driver: string;
+  /** What the adapter is, judged from its description: lavapipe (a loop cap),
+   * SwiftShader (looped field code, host reduce), another CPU adapter, or a GPU. */
+  adapterClass: "lavapipe" | "swiftshader" | "cpu" | "gpu";
+  fieldLayout: string;
+  fieldCode: "unrolled" | "looped";
+  /** The field inversion the shaders use. */
+  inversion: "fermat" | "gcd" | "bingcd";
+  /** Where buckets become window sums with this context's knobs. */
+  reduce: "gpu" | "host";
+  /** Per-pass GPU timings are available. */
+  timestamps: boolean;
+  /** A CPU implementation of WebGPU (e.g. SwiftShader): timings are not a GPU's. */
+  software: boolean;
+}
+"#;
+
+pub(crate) fn js_error(message: impl std::fmt::Display) -> JsError {
+    JsError::new(&message.to_string())
+}
+
+/// `value` as `T`; `undefined` and `null` give `T::default()`. Goes through
+/// JSON so that serde sees every key and refuses unknown ones (a misspelt knob
+/// must not be ignored).
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn from_js<T: DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<T, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(T::default());
+    }
+    let json = js_sys::JSON::stringify(&value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| js_error(format!("{what}: expected a plain object")))?;
+    serde_json::from_str(&json).map_err(|e| js_error(format!("{what}: {e}")))
+}
+
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
+    serde_json::to_string(value)
+        .ok()
+        .and_then(|s| js_sys::JSON::parse(&s).ok())
+        .unwrap_or(JsValue::UNDEFINED)
+}
