@@ -2,7 +2,8 @@
 # Builds msm-wasm for the browser as an npm-ready package in msm-wasm/www/pkg
 # (override with $1), next to the bench page: wasm-bindgen's ES module and
 # TypeScript types, the .wasm (size-optimised when `wasm-opt` is on PATH, e.g.
-# from npm's `binaryen`), package.json and README.md. Serve msm-wasm/www with
+# from npm's `binaryen`), Node's entry point (WebGPU from the optional peer
+# `webgpu`), package.json and README.md. Serve msm-wasm/www with
 # any static server, e.g. `python3 -m http.server -d msm-wasm/www`, or
 # `npm pack` / `npm publish` the package folder.
 set -euo pipefail
@@ -53,7 +54,9 @@ else
 fi
 
 cp msm-wasm/README.md "$out/README.md"
-files='"msm_wasm.js", "msm_wasm.d.ts", "msm_wasm_bg.wasm", "msm_wasm_bg.wasm.d.ts", "README.md"'
+# Node's entry point: the same module with WebGPU from the `webgpu` package.
+cp msm-wasm/js/node.js msm-wasm/js/node.d.ts "$out/"
+files='"msm_wasm.js", "msm_wasm.d.ts", "msm_wasm_bg.wasm", "msm_wasm_bg.wasm.d.ts", "node.js", "node.d.ts", "README.md"'
 # wasm-bindgen puts inline JS of dependencies there, if any.
 if [ -d "$out/snippets" ]; then files="$files, \"snippets/\""; fi
 cat >"$out/package.json" <<EOF
@@ -67,9 +70,15 @@ cat >"$out/package.json" <<EOF
   "module": "msm_wasm.js",
   "types": "msm_wasm.d.ts",
   "exports": {
-    ".": { "types": "./msm_wasm.d.ts", "default": "./msm_wasm.js" },
+    ".": {
+      "node": { "types": "./node.d.ts", "default": "./node.js" },
+      "default": { "types": "./msm_wasm.d.ts", "default": "./msm_wasm.js" }
+    },
     "./msm_wasm_bg.wasm": "./msm_wasm_bg.wasm"
   },
+  "engines": { "node": ">=20" },
+  "peerDependencies": { "webgpu": ">=0.6.2" },
+  "peerDependenciesMeta": { "webgpu": { "optional": true } },
   "files": [$files],
   "sideEffects": ["./snippets/*"]
 }

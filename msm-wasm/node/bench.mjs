@@ -1,0 +1,107 @@
+// The browser package under Node with Dawn, timed as a page would see it:
+// per size, uploadBases, the cold first call, warm calls (median, min, max),
+// GPU time per pass, where the host time goes, and the verdict. Every result
+// is checked: against arkworks in wasm (`cpuMsm`) up to 2^14 points, else
+// against a file of the expected point (`msm-cli msm --out`, itself checked
+// against arkworks) when --inputs holds one, else only warm against cold
+// (and the report says so).
+//
+//   node bench.mjs [--sizes 16,17,20] [--reps 10] [--seed 1]
+//                  [--inputs DIR]   # DIR/<logn>/{bases,scalars,expect}.bin from msm-cli gen / msm
+//                  [--limits adapter|default] [--knob name=value]... [--json FILE]
+//                  [--dawn "backend=vulkan disable-dawn-features=..."]
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+
+import init, { MsmContext, SampleInputs, cpuMsm, passes } from "msm-wasm";
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "16,17,20" },
+    reps: { type: "string", default: "10" },
+    seed: { type: "string", default: "1" },
+    inputs: { type: "string" },
+    limits: { type: "string", default: "adapter" },
+    knob: { type: "string", multiple: true, default: [] },
+    json: { type: "string" },
+    dawn: { type: "string", default: "backend=vulkan disable-dawn-features=timestamp_quantization" },
+  },
+});
+const CPU_CHECK_MAX = 1 << 14;
+
+const now = () => performance.now();
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const stats = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+const equal = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
+const f = (x, d = 2) => (x == null ? "-" : x.toFixed(d));
+
+function inputsFor(logn) {
+  const dir = args.inputs && `${args.inputs}/${logn}`;
+  if (dir && existsSync(`${dir}/bases.bin`)) {
+    const expect = existsSync(`${dir}/expect.bin`) ? readFileSync(`${dir}/expect.bin`) : null;
+    return { bases: readFileSync(`${dir}/bases.bin`), scalars: readFileSync(`${dir}/scalars.bin`), expect, from: dir };
+  }
+  const s = new SampleInputs(1 << logn, BigInt(args.seed));
+  return { bases: s.bases, scalars: s.scalars, expect: null, from: `SampleInputs(2^${logn}, ${args.seed})` };
+}
+
+const knobs = Object.fromEntries(args.knob.map((k) => k.split("=")));
+const t0 = now();
+await init({ dawnOptions: args.dawn.split(" ").filter(Boolean) });
+const ctx = await MsmContext.create({ limits: args.limits });
+const adapter = ctx.adapter;
+console.error(`adapter: ${adapter.name} (${adapter.adapterClass}), field ${adapter.fieldLayout} ${adapter.fieldCode}, ` +
+  `inversion ${adapter.inversion}, limits ${args.limits}; context in ${f(now() - t0, 0)} ms`);
+const rows = [];
+for (const logn of args.sizes.split(",").map(Number)) {
+  const n = 1 << logn;
+  const inputs = inputsFor(logn);
+  let t = now();
+  const bases = await ctx.uploadBases(inputs.bases);
+  const uploadBasesMs = now() - t;
+  const options = { ...knobs, timing: adapter.timestamps };
+  t = now();
+  const cold = await ctx.msm(bases, inputs.scalars, options);
+  const coldMs = now() - t;
+  const warm = [];
+  for (let i = 0; i < Number(args.reps); i++) {
+    t = now();
+    const r = await ctx.msm(bases, inputs.scalars, options);
+    warm.push({ ms: now() - t, timings: r.timings });
+    if (!equal(r.point, cold.point)) throw new Error(`2^${logn}: warm run ${i} differs from the cold run`);
+  }
+  let check = "warm = cold only";
+  if (inputs.expect) check = equal(cold.point, inputs.expect) ? "ok (= expect.bin)" : "WRONG";
+  else if (n <= CPU_CHECK_MAX) check = equal(cold.point, cpuMsm(inputs.bases, inputs.scalars)) ? "ok (= arkworks)" : "WRONG";
+  const pass = passes().map((_, k) => median(warm.map((w) => w.timings.gpuPassMs?.[k] ?? NaN)));
+  const host = Object.fromEntries(
+    ["prepareMs", "uploadMs", "submitMs", "waitMs", "hostCombineMs", "gpuSpanMs"].map((k) => [
+      k,
+      median(warm.map((w) => w.timings[k] ?? NaN)),
+    ]),
+  );
+  const warmStats = stats(warm.map((w) => w.ms));
+  const gpuSum = pass.reduce((a, b) => a + b, 0);
+  const row = {
+    logn, n, inputs: inputs.from, adapter: adapter.name, adapterClass: adapter.adapterClass,
+    fieldLayout: adapter.fieldLayout, limits: args.limits, knobs, windowBits: cold.windowBits,
+    uploadBasesMs, coldMs, warm: warmStats, gpuPassMs: Object.fromEntries(passes().map((p, k) => [p, pass[k]])),
+    gpuSumMs: gpuSum, hostMs: warmStats.median - gpuSum, host, check,
+  };
+  rows.push(row);
+  console.error(`2^${logn}: warm ${f(warmStats.median)} ms (${f(warmStats.min)}..${f(warmStats.max)}), GPU ${f(gpuSum)} ` +
+    `[${pass.map((x) => f(x)).join(" / ")}], warm - GPU ${f(row.hostMs)}, cold ${f(coldMs, 0)}, ` +
+    `uploadBases ${f(uploadBasesMs, 1)}; check: ${check}`);
+  if (check === "WRONG") process.exitCode = 1;
+  bases.free();
+}
+if (args.json) writeFileSync(args.json, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+console.log("| logn | warm ms (min..max) | GPU sum | " + passes().join(" / ") +
+  " | warm - GPU | upload / submit / wait | cold ms | uploadBases ms | check |");
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+for (const r of rows) {
+  console.log(`| ${r.logn} | ${f(r.warm.median)} (${f(r.warm.min)}..${f(r.warm.max)}) | ${f(r.gpuSumMs)} | ` +
+    `${Object.values(r.gpuPassMs).map((x) => f(x)).join(" / ")} | ${f(r.hostMs)} | ` +
+    `${f(r.host.uploadMs)} / ${f(r.host.submitMs)} / ${f(r.host.waitMs)} | ${f(r.coldMs, 0)} | ${f(r.uploadBasesMs, 1)} | ${r.check} |`);
+}
+process.exit(process.exitCode ?? 0);

@@ -1,0 +1,152 @@
+// The browser package under Node with Dawn (Chrome's WebGPU engine, the npm
+// package `webgpu`), imported as an npm user imports it: every result checked
+// against arkworks (`cpuMsm`, in the same wasm instance). On a machine without
+// a GPU, Dawn runs on lavapipe (scripts/test-dawn.sh sets it up).
+// MSM_DAWN_CLASS names the adapter class to expect ("lavapipe" in CI).
+import assert from "node:assert/strict";
+import { before, test } from "node:test";
+
+import init, {
+  MsmContext,
+  SampleInputs,
+  adversarialInputs,
+  cpuMsm,
+  passes,
+} from "msm-wasm";
+
+let ctx;
+
+before(async () => {
+  await init({ dawnOptions: ["backend=vulkan"] });
+  ctx = await MsmContext.create();
+});
+
+const equal = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
+
+async function check(basesBytes, scalarBytes, options, what) {
+  const bases = await ctx.uploadBases(basesBytes);
+  const got = await ctx.msm(bases, scalarBytes, options);
+  assert.ok(equal(got.point, cpuMsm(basesBytes, scalarBytes)), `${what} ${JSON.stringify(options ?? {})}`);
+  return got;
+}
+
+async function rejects(promise, pattern) {
+  await assert.rejects(promise, (e) => {
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+test("the adapter is classified by what it is", () => {
+  const a = ctx.adapter;
+  assert.equal(a.backend, "BrowserWebGpu");
+  const want = process.env.MSM_DAWN_CLASS;
+  if (want) assert.equal(a.adapterClass, want, JSON.stringify(a));
+  if (a.adapterClass === "lavapipe") {
+    // a loop cap, but no reason for SwiftShader's looped code or host reduce
+    assert.deepEqual([a.fieldCode, a.inversion, a.reduce, a.software], ["unrolled", "fermat", "gpu", true]);
+  }
+  if (a.adapterClass === "gpu") assert.equal(a.software, false);
+  assert.equal(a.fieldLayout, "13x20");
+});
+
+test("sizes 2^8 to 2^12 match arkworks", async () => {
+  for (const logn of [8, 10, 12]) {
+    const inputs = new SampleInputs(1 << logn, BigInt(logn));
+    const first = await check(inputs.bases, inputs.scalars, undefined, `2^${logn}`);
+    const bases = await ctx.uploadBases(inputs.bases);
+    const again = await ctx.msm(bases, inputs.scalars);
+    assert.ok(equal(again.point, first.point), `2^${logn}, second run`);
+    assert.equal(again.points, 1 << logn);
+  }
+});
+
+test("adversarial inputs match arkworks", async () => {
+  const cases = adversarialInputs(24, 3n);
+  assert.ok(cases.length >= 15);
+  for (const { what, bases, scalars } of cases) await check(bases, scalars, undefined, what);
+  const empty = await ctx.uploadBases(new Uint8Array());
+  assert.ok((await ctx.msm(empty, new Uint8Array())).isIdentity);
+});
+
+test("words at and above r are taken mod r", async () => {
+  const inputs = new SampleInputs(30, 9n);
+  const s = inputs.scalars;
+  const r = 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n;
+  const le = (v) => Uint8Array.from({ length: 32 }, (_, i) => Number((v >> BigInt(8 * i)) & 0xffn));
+  const words = [r - 1n, r, r + 1n, 1n << 254n, 1n << 255n, (1n << 256n) - 1n, 5n * r + 7n];
+  words.forEach((w, i) => s.set(le(w), 64 * i));
+  await check(inputs.bases, s, undefined, "words above r");
+  await check(inputs.bases, s, { windowBits: 5 }, "words above r");
+});
+
+test("a batch equals single MSMs and arkworks", async () => {
+  const n = 40;
+  const inputs = new SampleInputs(n, 21n);
+  const bases = await ctx.uploadBases(inputs.bases);
+  const other = new SampleInputs(n, 22n).scalars;
+  const vectors = [inputs.scalars, other.slice(0, 17 * 32), new Uint8Array(), other.slice(32, 64), other];
+  const results = await ctx.msmBatch(bases, vectors);
+  assert.equal(results.length, vectors.length);
+  for (const [i, v] of vectors.entries()) {
+    assert.ok(equal(results[i].point, cpuMsm(inputs.bases, v)), `vector ${i}`);
+    assert.ok(equal(results[i].point, (await ctx.msm(bases, v)).point), `vector ${i} against msm`);
+  }
+  assert.ok(results[2].isIdentity);
+  const chunked = await ctx.msmBatch(bases, vectors.slice(0, 2), { maxChunkPoints: 16 });
+  assert.ok(equal(chunked[1].point, results[1].point));
+  const long = new Uint8Array(32 * (n + 1));
+  await rejects(ctx.msmBatch(bases, [inputs.scalars, long]), /^scalar vector 1: 41 scalars for 40 bases/);
+  await rejects(ctx.msmBatch(bases, inputs.scalars), /expected an array/);
+  await rejects(ctx.msmBatch(bases, [inputs.scalars, [1, 2]]), /scalar vector 1: expected a Uint8Array/);
+});
+
+test("raw coordinates match arkworks", async () => {
+  const inputs = new SampleInputs(77, 5n);
+  const bases = await ctx.uploadBasesRaw(inputs.basesRaw);
+  assert.equal(bases.length, 77);
+  const got = await ctx.msm(bases, inputs.scalars);
+  assert.ok(equal(got.point, cpuMsm(inputs.bases, inputs.scalars)));
+});
+
+test("mistakes reject with a message naming the item", async () => {
+  const inputs = new SampleInputs(4, 1n);
+  const b = inputs.bases;
+  const bases = await ctx.uploadBases(b);
+  await rejects(ctx.uploadBases(b.slice(0, 100)), /not a whole number/);
+  const offCurve = b.slice();
+  offCurve[64] ^= 1;
+  await rejects(ctx.uploadBases(offCurve), /^bases: point 1 is refused: it is not on the BN254 curve$/);
+  const badSign = b.slice();
+  badSign[127] ^= 0x80;
+  await rejects(ctx.uploadBases(badSign), /^bases: point 1 is refused: its sign flag/);
+  const badFlags = b.slice();
+  badFlags[191] |= 0x40;
+  await rejects(ctx.uploadBases(badFlags), /^bases: point 2 is refused: its flag bits/);
+  await rejects(ctx.uploadBases([1, 2]), /expected a Uint8Array/);
+  await rejects(ctx.msm(bases, b.slice(0, 33)), /not a whole number of 32-byte/);
+  const extra = new Uint8Array(5 * 32);
+  await rejects(ctx.msm(bases, extra), /at most one scalar per base/);
+  await rejects(ctx.msm(bases, inputs.scalars, { walkerSlots: 0 }), /walker_slots/);
+  await rejects(ctx.msm(bases, inputs.scalars, { walkerTbp: 64 }), /walkerTbp/);
+  const other = await MsmContext.create();
+  await rejects(other.msm(bases, inputs.scalars), /another MsmContext/);
+  await rejects(MsmContext.create({ fieldLayout: "32x8-int64" }), /64-bit/);
+});
+
+test("timing reports every pass", async () => {
+  const inputs = new SampleInputs(64, 2n);
+  const bases = await ctx.uploadBases(inputs.bases);
+  const r = await ctx.msm(bases, inputs.scalars, { timing: true });
+  if (ctx.adapter.timestamps) assert.equal(r.gpuPassMs.length, passes().length);
+  assert.ok(r.gpuWallMs > 0 && r.windowBits > 0);
+});
+
+test("WebGPU's default limits plan within them", async () => {
+  const small = await MsmContext.create({ limits: "default" });
+  assert.equal(small.limits.maxStorageBufferBindingSize, 128 * 1024 * 1024);
+  const inputs = new SampleInputs(300, 4n);
+  const bases = await small.uploadBases(inputs.bases);
+  const got = await small.msm(bases, inputs.scalars, { maxChunkPoints: 128 });
+  assert.ok(equal(got.point, cpuMsm(inputs.bases, inputs.scalars)));
+});
