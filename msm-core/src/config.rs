@@ -103,6 +103,19 @@ impl Default for MsmConfig {
 }
 
 impl MsmConfig {
+    /// The defaults for WGSL that a browser compiles (Dawn's Tint, in
+    /// Chrome and under Node): the walker recomputes each slot's dx instead
+    /// of caching it. On the H200 under Dawn the cached variant runs the
+    /// walker at half occupancy from 2^20 (30.2 against 18.8 ms; 120 against
+    /// 72 ms at 2^22) and neither wins below; through naga the cache is worth
+    /// 1-4% (docs/benchmarks.md).
+    pub fn web() -> Self {
+        MsmConfig {
+            walker_cache_dx: false,
+            ..Default::default()
+        }
+    }
+
     /// The shader variant of the stream walker for this config.
     pub fn walker_variant(&self) -> msm_wgsl::registry::WalkerVariant {
         msm_wgsl::registry::WalkerVariant {

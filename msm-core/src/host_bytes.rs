@@ -112,6 +112,22 @@ impl<'a> HostBytes<'a> {
         Ok(())
     }
 
+    /// Copies the bytes into `dst` (a mapped range of the same length), in
+    /// JS: no pass through wasm memory.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn copy_into_js(&self, dst: &js_sys::Uint8Array) -> Result<(), MsmError> {
+        match self.src {
+            Source::Slice(s) => dst.copy_from(&s[self.start..self.start + self.len]),
+            Source::Js(a) => {
+                if (a.length() as usize) < self.start + self.len {
+                    return Err(unreadable());
+                }
+                dst.set(&a.subarray(self.start as u32, (self.start + self.len) as u32), 0);
+            }
+        }
+        Ok(())
+    }
+
     /// Copies the bytes into `dst` (a mapped range of the same length).
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn copy_into(&self, mut dst: wgpu::WriteOnly<'_, [u8]>) {

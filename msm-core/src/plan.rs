@@ -59,6 +59,21 @@ pub fn auto_window_bits(n: usize) -> u32 {
     c
 }
 
+/// [`auto_window_bits`] for a field layout with (`int64`) or without 64-bit
+/// products. Without, walker_combine's chains at c = 13 cost more than
+/// reduce's doubled work at c = 15: 2^16 and 2^17 take c = 15 (on the H200
+/// under Dawn, GPU 9.6 -> 7.3 ms at 2^16 and 12.0 -> 9.4 ms at 2^17; c = 12
+/// and 14 lose; docs/benchmarks.md).
+pub fn auto_window_bits_for(n: usize, int64: bool) -> u32 {
+    let c = auto_window_bits(n);
+    let log = usize::BITS - n.max(1).leading_zeros() - 1;
+    if !int64 && (16..=17).contains(&log) {
+        15
+    } else {
+        c
+    }
+}
+
 /// Everything the passes need for one MSM, derived from the config and n.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Plan {
@@ -145,10 +160,13 @@ pub struct AdapterBounds {
     pub loop_capped: bool,
     /// Loop iterations one `fq_inv` may spend (its algorithm's bound).
     pub inversion_loops: u32,
+    /// The field layout multiplies with 64-bit products (it shapes the
+    /// automatic window width, [`auto_window_bits_for`]).
+    pub field_int64: bool,
 }
 
 impl AdapterBounds {
-    pub fn from_limits(l: &wgpu::Limits, loop_capped: bool, inversion_loops: u32) -> Self {
+    pub fn from_limits(l: &wgpu::Limits, loop_capped: bool, inversion_loops: u32, field_int64: bool) -> Self {
         AdapterBounds {
             max_workgroup_size_x: l.max_compute_workgroup_size_x,
             max_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
@@ -156,6 +174,7 @@ impl AdapterBounds {
             max_binding_size: l.max_storage_buffer_binding_size,
             loop_capped,
             inversion_loops,
+            field_int64,
         }
     }
 
@@ -196,7 +215,9 @@ impl MsmConfig {
         if self.max_chunk_points == Some(0) {
             return Err(invalid("max_chunk_points = 0: must be at least 1".into()));
         }
-        let c = self.window_bits.unwrap_or_else(|| auto_window_bits(n));
+        let c = self
+            .window_bits
+            .unwrap_or_else(|| auto_window_bits_for(n, bounds.field_int64));
         if !(2..=20).contains(&c) {
             return Err(invalid(format!("window_bits = {c}: must be in 2..=20")));
         }
@@ -328,6 +349,7 @@ mod tests {
             max_binding_size: 128 << 20,
             loop_capped: false,
             inversion_loops: 78,
+            field_int64: true,
         }
     }
 
@@ -342,6 +364,17 @@ mod tests {
         assert_eq!(auto_window_bits(1 << 17), 13);
         assert_eq!(auto_window_bits(1 << 20), 16);
         assert_eq!(auto_window_bits(1 << 22), 16);
+        // the portable layouts take c = 15 at 2^16 and 2^17 only
+        for log in 0..=26 {
+            let n = 1usize << log;
+            let want = if (16..=17).contains(&log) {
+                15
+            } else {
+                auto_window_bits(n)
+            };
+            assert_eq!(auto_window_bits_for(n, false), want, "log {log}");
+            assert_eq!(auto_window_bits_for(n, true), auto_window_bits(n), "log {log}");
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@ fn bounds() -> AdapterBounds {
         max_binding_size: 1 << 31,
         loop_capped: false,
         inversion_loops: 78,
+        field_int64: true,
     }
 }
 

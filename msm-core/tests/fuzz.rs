@@ -103,14 +103,16 @@ fn bounds() -> impl Strategy<Value = AdapterBounds> {
         ],
         any::<bool>(),
         prop_oneof![Just(78u32), Just(1024), 1u32..4000],
+        any::<bool>(),
     )
-        .prop_map(|(tpb, storage, binding, capped, inversion)| AdapterBounds {
+        .prop_map(|(tpb, storage, binding, capped, inversion, int64)| AdapterBounds {
             max_workgroup_size_x: tpb,
             max_invocations_per_workgroup: tpb,
             max_workgroup_storage: storage,
             max_binding_size: binding,
             loop_capped: capped,
             inversion_loops: inversion,
+            field_int64: int64,
         })
 }
 

@@ -151,6 +151,7 @@ fn peak_gpu_memory_per_logn() {
             max_binding_size: 128 << 20,
             loop_capped: true,
             inversion_loops: Inversion::Fermat.max_loop_iterations(),
+            field_int64: true,
         },
         (1u64 << 31) - 1,
     );
@@ -162,6 +163,7 @@ fn peak_gpu_memory_per_logn() {
             max_binding_size: (1 << 31) - 1,
             loop_capped: false,
             inversion_loops: Inversion::Bingcd.max_loop_iterations(),
+            field_int64: true,
         },
         4u64 << 30,
     );

@@ -15,14 +15,17 @@ const TS_TYPES: &str = r#"
 export interface MsmOptions {
   /** Window width in bits (2..=20); default: chosen from the input size. */
   windowBits?: number | "auto";
-  /** Stream-walker threads per workgroup (default 128, at most 256 on WebGPU). */
+  /** Stream-walker threads per workgroup (default 256, at most the device's limit). */
   walkerTpb?: number;
   /** Where the walker keeps prefix products (default "private"). */
   walkerPrefMem?: "private" | "workgroup";
   /** Walker slots per thread, 1..=16 (default 4); a workgroup's slots share one inversion. */
   walkerSlots?: number;
-  /** Keep dx for the inverse pass (default true). */
+  /** Keep dx for the inverse pass (default false here: under Dawn/Tint the cache
+   * halves the walker's occupancy from 2^20 points; natively it is on). */
   walkerCacheDx?: boolean;
+  /** Write the walker's slot loops out (default false; measured slower). */
+  walkerUnroll?: boolean;
   /** Fuse the walker's inverse and peel passes (default false). */
   walkerFused?: boolean;
   /** Walker threads; default: planned from the input size. */

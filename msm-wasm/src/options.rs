@@ -93,8 +93,8 @@ impl ContextOptions {
             })?),
         };
         let config = match &self.config {
-            Some(o) => o.apply(&MsmConfig::default()).map_err(|e| format!("config.{e}"))?,
-            None => MsmConfig::default(),
+            Some(o) => o.apply(&MsmConfig::web()).map_err(|e| format!("config.{e}"))?,
+            None => MsmConfig::web(),
         };
         let field_code = match self.field_code.as_deref() {
             None => None,
@@ -174,6 +174,15 @@ mod tests {
         let core = ctx.to_core().unwrap();
         assert_eq!(core.field_layout, Some(FieldLayout::Limbs16x16));
         assert_eq!(core.config.walker_slots, 2);
+        // the browser's defaults (Tint-compiled WGSL), knobs applied over them
+        assert!(!core.config.walker_cache_dx);
+        assert_eq!(
+            core.config,
+            MsmConfig {
+                walker_slots: 2,
+                ..MsmConfig::web()
+            }
+        );
         assert_eq!(core.inversion, Some(Inversion::BinaryGcd));
         assert!(core.timestamps);
         assert_eq!(core.limits, msm_core::LimitsChoice::Adapter);

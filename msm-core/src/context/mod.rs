@@ -377,6 +377,7 @@ impl GpuContext {
             &self.device.limits(),
             self.has_loop_cap(),
             self.shaders.inversion().max_loop_iterations(),
+            self.field_layout().needs_int64(),
         )
     }
 

@@ -140,6 +140,7 @@ mod tests {
             max_binding_size: 1 << 30,
             loop_capped: false,
             inversion_loops: 78,
+            field_int64: true,
         };
         for split in [crate::TaskSplit::Equal, crate::TaskSplit::Buckets] {
             let config = MsmConfig {
@@ -194,6 +195,7 @@ mod share {
             max_binding_size: 1 << 31,
             loop_capped: false,
             inversion_loops: 600,
+            field_int64: true,
         };
         let config = MsmConfig::default();
         let (_, scalars) = crate::sample::inputs(1 << 16, 40);

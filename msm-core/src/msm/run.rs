@@ -35,6 +35,12 @@ struct Job<'a> {
 }
 
 const PARAMS_BYTES: u64 = std::mem::size_of::<MsmParams>() as u64;
+
+/// The verdict of a popped error scope (`Send` where futures must be).
+#[cfg(not(target_arch = "wasm32"))]
+type ScopeFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Option<wgpu::Error>> + Send>>;
+#[cfg(target_arch = "wasm32")]
+type ScopeFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Option<wgpu::Error>>>>;
 /// Batches that would stage more than this submit job by job.
 const MAX_STAGING_BYTES: u64 = 1 << 30;
 
@@ -171,7 +177,7 @@ impl GpuContext {
                 &mut run.timings,
             )
             .await
-            .map(|timed| (timed, Vec::new()))
+            .map(|(timed, scopes)| (timed, Vec::new(), scopes))
         } else {
             self.submit_each(
                 bases,
@@ -183,8 +189,9 @@ impl GpuContext {
                 &mut run.timings,
             )
             .await
+            .map(|(timed, sums)| (timed, sums, Vec::new()))
         };
-        let (timed, mut host_sums) = match recorded {
+        let (timed, mut host_sums, scopes) = match recorded {
             Ok(r) => r,
             Err(e) => {
                 self.put_results(results);
@@ -194,6 +201,12 @@ impl GpuContext {
         let t_wait = web_time::Instant::now();
         let bytes = self.map_read_range(&results, jobs.len() as u64 * RESULT_STRIDE).await;
         self.put_results(results);
+        // Settled by now: awaited after the readback, not before it.
+        for scope in scopes {
+            if let Some(e) = scope.await {
+                return Err(MsmError::Device(e.to_string()));
+            }
+        }
         self.check_device_error()?;
         let bytes = bytes?;
         run.timings.wait_ms = t_wait.elapsed().as_secs_f64() * 1e3;
@@ -229,7 +242,7 @@ impl GpuContext {
         scalar_at: u64,
         staging_bytes: u64,
         timings: &mut MsmTimings,
-    ) -> Result<Vec<Vec<(Pass, String)>>, MsmError> {
+    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<ScopeFuture>), MsmError> {
         let t = web_time::Instant::now();
         let staging = self.take_staging(staging_bytes);
         let mut scalar_offsets = Vec::with_capacity(jobs.len());
@@ -243,12 +256,8 @@ impl GpuContext {
             let t = web_time::Instant::now();
             let mut written = Ok(());
             for (k, j) in jobs.iter().enumerate() {
-                staging.write_bytes(
-                    &self.queue,
-                    k as u64 * PARAMS_BYTES,
-                    bytemuck::bytes_of(&Self::params(j)),
-                );
-                written = written.and(staging.write_scalars(&self.queue, scalar_offsets[k], j.scalars));
+                staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&Self::params(j)));
+                written = written.and(staging.write_scalars(scalar_offsets[k], j.scalars));
             }
             (t.elapsed().as_secs_f64() * 1e3, written)
         };
@@ -301,18 +310,15 @@ impl GpuContext {
         self.queue.submit([enc.finish()]);
         staging.remap();
         self.put_staging(staging);
-        let validation = validation_scope.pop();
-        let oom = oom_scope.pop();
-        let error = validation.await.or(oom.await);
+        // The scopes' verdicts arrive while the GPU runs: the caller awaits
+        // them after the readback instead of before it.
+        let scopes: Vec<ScopeFuture> = vec![Box::pin(validation_scope.pop()), Box::pin(oom_scope.pop())];
         for s in scratch {
             self.put_scratch(s);
         }
         // the part of the wall time not spent waiting for the writes
         timings.submit_ms += (t.elapsed().as_secs_f64() * 1e3 - upload_ms).max(0.0);
-        match error {
-            Some(e) => Err(MsmError::Device(e.to_string())),
-            None => Ok(timed),
-        }
+        Ok((timed, scopes))
     }
 
     /// Records every job behind the copies of its parameters and scalars out
