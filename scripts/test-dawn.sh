@@ -12,4 +12,4 @@ if [ -n "$env" ]; then export MSM_DAWN_CLASS="${MSM_DAWN_CLASS:-lavapipe}"; fi
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-runtime-$(id -u)}"
 mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 cd msm-wasm/node
-exec node --test "$@" test/
+exec node --test "$@" test/*.test.mjs
