@@ -23,7 +23,7 @@ fn msm(c: &mut Criterion) {
             match ctx.plan(n, ctx.config()) {
                 Err(e) => eprintln!("msm/gpu/{size}: skipped, the default plan is invalid here: {e}"),
                 Ok(_) => {
-                    let resident = ctx.upload_bases(b);
+                    let resident = ctx.upload_bases_blocking(b).unwrap();
                     // Untimed first call: compiles the pipelines, allocates scratch, and
                     // proves the timed thing computes the right answer.
                     let got = ctx.msm_blocking(&resident, s).expect("GPU MSM");

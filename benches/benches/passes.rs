@@ -20,7 +20,7 @@ fn passes(c: &mut Criterion) {
             eprintln!("passes/2^{logn}: skipped, the default plan is invalid here: {e}");
             continue;
         }
-        let resident = ctx.upload_bases(&bases[..n]);
+        let resident = ctx.upload_bases_blocking(&bases[..n]).unwrap();
         let s = &scalars[..n];
         group.throughput(Throughput::Elements(n as u64));
         for k in 1..=Pass::ALL.len() {

@@ -150,7 +150,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     let expected = cpu::msm_reference(&bases, &scalars).into_affine();
 
     let t = Instant::now();
-    let resident = ctx.upload_bases(&bases);
+    let resident = ctx.upload_bases_blocking(&bases)?;
     let base_upload_ms = t.elapsed().as_secs_f64() * 1e3;
 
     if !args.json {

@@ -28,6 +28,9 @@ pub struct GpuArgs {
     /// defaults, what a web page gets that asks for none).
     #[arg(long, default_value = "adapter")]
     pub limits: String,
+    /// Seconds one wait for the GPU may take before the MSM fails (default 300).
+    #[arg(long)]
+    pub gpu_timeout: Option<f64>,
     /// Tuned profile: `auto` (this adapter's, written by `msm-cli tune`),
     /// `off` (built-in defaults) or a file.
     #[arg(long, default_value = "auto")]
@@ -179,6 +182,15 @@ impl GpuArgs {
                         "--limits: expected adapter or default, got {other:?}"
                     )))
                 }
+            },
+            gpu_timeout: match self.gpu_timeout {
+                Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s)),
+                Some(s) => {
+                    return Err(MsmError::InvalidConfig(format!(
+                        "--gpu-timeout: expected a positive number of seconds, got {s}"
+                    )))
+                }
+                None => None,
             },
         })?;
         if ctx.is_software() {

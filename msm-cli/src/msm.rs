@@ -46,7 +46,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }
     let config = args.knobs.config()?;
     let ctx = args.gpu.context(config.clone())?;
-    let resident = ctx.upload_bases(&bases);
+    let resident = ctx.upload_bases_blocking(&bases)?;
     eprintln!("compiling the GPU pipelines (a first-run cost: seconds on a GPU, up to a minute on a CPU adapter; cached afterwards where the driver allows)...");
     let t = Instant::now();
     let run = ctx.msm_blocking_with(&resident, &scalars, &config)?;

@@ -170,7 +170,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
     msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);
     let expected = cpu::msm_reference(&bases, &scalars).into_affine();
-    let resident = ctx.upload_bases(&bases);
+    let resident = ctx.upload_bases_blocking(&bases)?;
     let call = |config: &MsmConfig| -> Result<(f64, bool), MsmError> {
         let t = Instant::now();
         let run = ctx.msm_blocking_with(&resident, &scalars, config)?;

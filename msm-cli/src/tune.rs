@@ -68,7 +68,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let max_logn = sizes.iter().copied().max().unwrap_or(0).max(args.crossover_max_logn);
     eprintln!("tune: generating 2^{max_logn} inputs...");
     let (bases, scalars) = crate::inputs::generate(1 << max_logn, 7, max_logn >= 18);
-    let resident = ctx.upload_bases(&bases);
+    let resident = ctx.upload_bases_blocking(&bases)?;
 
     // the crossover: GPU against arkworks, smallest to largest
     let mut crossover = None;

@@ -35,7 +35,7 @@ fn main() -> Result<(), MsmError> {
         ctx.adapter_info().backend,
         ctx.field_layout()
     );
-    let resident = ctx.upload_bases(&srs);
+    let resident = ctx.upload_bases_blocking(&srs)?;
     for round in 0..3 {
         let coefficients: Vec<Fr> = (0..degree).map(|_| Fr::rand(&mut rng)).collect();
         let commitment = ctx.msm_blocking(&resident, &coefficients)?.into_affine();

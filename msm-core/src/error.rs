@@ -23,6 +23,13 @@ pub enum MsmError {
     Validation { label: String, message: String },
     #[error("GPU buffer readback failed: {0}")]
     Readback(String),
+    /// A wait for the GPU outlasted the context's `gpu_timeout`: the GPU is
+    /// hung or the work far larger than expected. The context stays usable.
+    #[error("{what} waited {after:?} for the GPU without an answer (ContextOptions::gpu_timeout)")]
+    Timeout {
+        what: &'static str,
+        after: std::time::Duration,
+    },
     #[error("GPU error: {0}")]
     Device(String),
     /// The device is gone (driver reset, removal, `destroy`): this context
@@ -36,6 +43,10 @@ pub enum MsmError {
     LengthMismatch { bases: usize, scalars: usize },
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),
+    /// Bases uploaded through another context (each context owns its device
+    /// and buffers).
+    #[error("these bases were uploaded through another context; upload them through this one")]
+    ForeignBases,
     /// Inputs the MSM cannot read: malformed scalar bytes, bases that are
     /// not points of the curve (with the index of the first one).
     #[error("invalid input: {0}")]

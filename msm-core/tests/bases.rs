@@ -57,7 +57,7 @@ fn bytes_give_the_host_conversion_in_every_layout() {
     let pts = points(300, 11);
     for layout in FieldLayout::ALL {
         let Some(ctx) = ctx(layout) else { continue };
-        let want = planes(ctx, &ctx.upload_bases(&pts));
+        let want = planes(ctx, &ctx.upload_bases_blocking(&pts).unwrap());
         for (format, bytes) in [
             (BaseFormat::Arkworks, arkworks_bytes(&pts)),
             (BaseFormat::Raw, raw_bytes(&pts)),

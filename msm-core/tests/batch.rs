@@ -32,7 +32,7 @@ fn results_equal_arkworks() {
     let adversarial = msm_core::sample::adversarial(1200, 41);
     let edge = &adversarial.iter().find(|c| c.0 == "some r - 1").unwrap().2;
     let other = msm_core::sample::inputs(1200, 42).1;
-    let words: Vec<[u32; 8]> = other.iter().map(cpu::scalar_words).collect();
+    let words: Vec<ark_ff::BigInt<4>> = other.iter().map(|s| ark_ff::PrimeField::into_bigint(*s)).collect();
     let vectors = [
         Scalars::Fr(&scalars),
         Scalars::Fr(&other[..700]),
@@ -62,7 +62,10 @@ fn results_equal_arkworks() {
             },
         ),
     ];
-    for resident in [ctx.upload_bases(&bases), ctx.upload_bases_in_parts(&bases, 500)] {
+    for resident in [
+        ctx.upload_bases_blocking(&bases).unwrap(),
+        ctx.upload_bases_in_parts(&bases, 500),
+    ] {
         for (what, config) in &configs {
             let run = pollster::block_on(ctx.msm_batch_with(&resident, &vectors, config)).unwrap();
             let got: Vec<_> = run.results.iter().map(|p| p.into_affine()).collect();
@@ -78,7 +81,7 @@ fn results_equal_arkworks() {
 fn agrees_with_single_calls_and_stays_warm() {
     let ctx = fastest_ctx();
     let (bases, scalars) = msm_core::sample::inputs(900, 43);
-    let resident = ctx.upload_bases(&bases);
+    let resident = ctx.upload_bases_blocking(&bases).unwrap();
     let vectors: Vec<&[_]> = vec![&scalars, &scalars[100..], &scalars[..300]];
     let single: Vec<_> = vectors
         .iter()

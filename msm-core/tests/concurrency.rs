@@ -47,7 +47,7 @@ fn threads_share_one_context(threads: usize, per_thread: usize) {
         .iter()
         .map(|&n| cpu::msm_reference(&points[..n], &scalars[..n]).into_affine())
         .collect();
-    let bases: &'static Bases = Box::leak(Box::new(ctx.upload_bases(&points)));
+    let bases: &'static Bases = Box::leak(Box::new(ctx.upload_bases_blocking(&points).unwrap()));
     let scalars: &'static [ark_bn254::Fr] = scalars.leak();
     let expected: &'static [G1Affine] = expected.leak();
     let configs: &'static [MsmConfig] = knob_sets().leak();

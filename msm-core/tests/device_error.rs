@@ -9,7 +9,7 @@ use msm_core::{ContextOptions, GpuContext, MsmError};
 fn uncaptured_error_is_reported_by_the_next_msm() {
     // A context of its own: the error must not leak into other tests.
     let ctx = GpuContext::new_blocking(&ContextOptions::default()).expect("GPU context");
-    let bases = ctx.upload_bases(&[G1Affine::generator()]);
+    let bases = ctx.upload_bases_blocking(&[G1Affine::generator()]).unwrap();
     let scalars = [Fr::from(3u64)];
     let _invalid = ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("mappable storage (invalid)"),

@@ -31,7 +31,7 @@ fn lost_device_fails_every_call_and_a_new_context_works() {
     let ctx = new_context();
     let (points, scalars) = msm_core::sample::inputs(1024, 21);
     let want = cpu::msm_reference(&points, &scalars).into_affine();
-    let bases = Arc::new(ctx.upload_bases(&points));
+    let bases = Arc::new(ctx.upload_bases_blocking(&points).unwrap());
     assert_eq!(ctx.msm_blocking(&bases, &scalars).unwrap().into_affine(), want);
     assert!(!ctx.is_lost());
 
@@ -69,9 +69,9 @@ fn lost_device_fails_every_call_and_a_new_context_works() {
     let c = ctx.clone();
     let p = points[..8].to_vec();
     let upload = within(60, "an upload after the loss", move || {
-        let checked = pollster::block_on(c.try_upload_bases(&p)).map(|_| ());
+        let checked = c.upload_bases_blocking(&p).map(|_| ());
         // the unchecked upload does not panic; its bases fail at the MSM
-        let unchecked: Bases = c.upload_bases(&p);
+        let unchecked: Bases = c.upload_bases_in_parts(&p, usize::MAX);
         (
             checked,
             c.msm_blocking(&unchecked, &[ark_bn254::Fr::from(1u64)]).map(|_| ()),
@@ -83,7 +83,7 @@ fn lost_device_fails_every_call_and_a_new_context_works() {
     // A new context on the same adapter works.
     let fresh = new_context();
     assert!(!fresh.is_lost());
-    let b = pollster::block_on(fresh.try_upload_bases(&points)).unwrap();
+    let b = fresh.upload_bases_blocking(&points).unwrap();
     assert_eq!(fresh.msm_blocking(&b, &scalars).unwrap().into_affine(), want);
 }
 
@@ -93,7 +93,7 @@ fn lost_device_fails_every_call_and_a_new_context_works() {
 #[test]
 fn out_of_memory_is_typed_and_checked_before_allocation() {
     let ctx = new_context();
-    let one = ctx.upload_bases(&msm_core::sample::inputs(1, 1).0);
+    let one = ctx.upload_bases_blocking(&msm_core::sample::inputs(1, 1).0).unwrap();
     let per_chunk = MsmConfig {
         max_chunk_points: Some(1),
         ..Default::default()
@@ -103,7 +103,7 @@ fn out_of_memory_is_typed_and_checked_before_allocation() {
     let n = (max_buffer / stride + 1) as usize;
     if n <= 1 << 18 {
         let (points, scalars) = msm_core::sample::inputs(n, 2);
-        let bases = ctx.upload_bases(&points);
+        let bases = ctx.upload_bases_blocking(&points).unwrap();
         let before = ctx.created_objects();
         match ctx.msm_blocking_with(&bases, &scalars, &per_chunk) {
             Err(MsmError::OutOfMemory {

@@ -28,7 +28,7 @@ fn routes_by_size_and_agrees_with_arkworks() {
     .unwrap();
     assert!(cpu_only.gpu().is_none());
     for engine in [&auto, &cpu_only] {
-        let resident = engine.upload_bases(&bases);
+        let resident = engine.upload_bases_blocking(&bases).unwrap();
         for n in [1000, 100] {
             assert_eq!(
                 engine.msm_blocking(&resident, &scalars[..n]).unwrap().into_affine(),

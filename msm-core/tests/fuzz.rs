@@ -204,8 +204,8 @@ proptest! {
         c.max_chunk_points = c.max_chunk_points.map(|k| k.max(bases_len as u32 / 8));
         let (points, all) = msm_core::sample::inputs(bases_len.max(scalars_len), seed);
         let scalars: Vec<Fr> = all[..scalars_len].to_vec();
-        let words: Vec<[u32; 8]> = scalars.iter().map(cpu::scalar_words).collect();
-        let bases = ctx.upload_bases(&points[..bases_len]);
+        let words: Vec<ark_ff::BigInt<4>> = scalars.iter().map(|s| ark_ff::PrimeField::into_bigint(*s)).collect();
+        let bases = ctx.upload_bases_blocking(&points[..bases_len]).unwrap();
         let input = if canonical { Scalars::Canonical(&words) } else { Scalars::Fr(&scalars) };
         let t = Instant::now();
         let got = pollster::block_on(ctx.msm_scalars_with(&bases, input, &c));

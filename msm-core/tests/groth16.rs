@@ -38,7 +38,7 @@ fn gpu_prover_equals_ark_groth16() {
     assert!(pk.a_query.iter().chain(&pk.b_g1_query).any(|p| p.is_zero()));
 
     let ctx = GpuContext::new_blocking(&ContextOptions::default()).expect("no GPU context");
-    let gpu_pk = GpuProvingKey::new(&ctx, &pk);
+    let gpu_pk = GpuProvingKey::new(&ctx, &pk).expect("upload");
     // Random r and s, then r = s = 0 (no zero knowledge: A, B, C without
     // the delta terms).
     let randomness = [(Fr::rand(&mut rng), Fr::rand(&mut rng)), (Fr::zero(), Fr::zero())];

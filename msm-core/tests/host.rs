@@ -23,7 +23,7 @@ fn warm_calls_create_nothing() {
     let layout = fastest_ctx().field_layout();
     let ctx = ctx_with(layout, Some(Inversion::Fermat)).unwrap();
     let (bases, scalars) = msm_core::sample::inputs(1500, 30);
-    let resident = ctx.upload_bases(&bases);
+    let resident = ctx.upload_bases_blocking(&bases).unwrap();
     let timed = MsmConfig {
         timing: true,
         ..Default::default()
@@ -62,9 +62,9 @@ fn scalar_forms_agree() {
         msm_core::sample::inputs(999, 33).1,
     ));
     for (what, bases, scalars) in cases {
-        let resident = ctx.upload_bases(&bases);
+        let resident = ctx.upload_bases_blocking(&bases).unwrap();
         let want = cpu::msm_reference(&bases, &scalars).into_affine();
-        let words: Vec<[u32; 8]> = scalars.iter().map(cpu::scalar_words).collect();
+        let words: Vec<ark_ff::BigInt<4>> = scalars.iter().map(|s| ark_ff::PrimeField::into_bigint(*s)).collect();
         let config = MsmConfig::default();
         let mont = pollster::block_on(ctx.msm_with(&resident, &scalars, &config)).unwrap();
         let canon = pollster::block_on(ctx.msm_scalars_with(&resident, Scalars::Canonical(&words), &config)).unwrap();
@@ -80,7 +80,10 @@ fn scalar_forms_agree() {
 fn prefix_msms_use_the_first_bases() {
     let ctx = fastest_ctx();
     let (bases, scalars) = msm_core::sample::inputs(1200, 34);
-    for resident in [ctx.upload_bases(&bases), ctx.upload_bases_in_parts(&bases, 500)] {
+    for resident in [
+        ctx.upload_bases_blocking(&bases).unwrap(),
+        ctx.upload_bases_in_parts(&bases, 500),
+    ] {
         for n in [1usize, 499, 500, 501, 1199] {
             let run = pollster::block_on(ctx.msm_with(&resident, &scalars[..n], &MsmConfig::default())).unwrap();
             assert_eq!(

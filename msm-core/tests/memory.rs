@@ -30,7 +30,7 @@ fn own_context() -> GpuContext {
 
 fn many_msms_hold_memory_flat(ctx: &GpuContext, count: usize) {
     let (points, scalars) = msm_core::sample::inputs(1024, 3);
-    let bases = ctx.upload_bases(&points);
+    let bases = ctx.upload_bases_blocking(&points).unwrap();
     // three sizes x two plans each (timing changes no plan): the six plans
     // the context caches; more would evict and remake scratch by design
     let sizes = [1usize, 100, 777];
@@ -94,7 +94,7 @@ fn thousand_msms_hold_memory_flat() {
 /// `live_memory` counts bases, scratch and results as they come and go.
 fn planned_bytes_are_allocated_bytes(ctx: &GpuContext) {
     let (points, scalars) = msm_core::sample::inputs(3000, 4);
-    let bases = ctx.upload_bases(&points);
+    let bases = ctx.upload_bases_blocking(&points).unwrap();
     let live = ctx.live_memory();
     assert_eq!((live.base_sets, live.base_bytes), (1, 3000 * msm_core::BASE_BYTES));
     for (n, knobs) in [

@@ -10,7 +10,7 @@ use common::{ctx, ctx_with};
 use msm_core::{cpu, FieldLayout, GpuContext, Inversion, MsmConfig, TaskSplit};
 
 fn check(ctx: &GpuContext, bases: &[G1Affine], scalars: &[Fr], config: &MsmConfig, what: &str) {
-    let b = ctx.upload_bases(bases);
+    let b = ctx.upload_bases_blocking(bases).unwrap();
     let run = pollster::block_on(ctx.msm_with(&b, scalars, config)).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(
         run.result.into_affine(),

@@ -122,6 +122,8 @@ impl ContextOptions {
             pipeline_cache: msm_core::PipelineCacheDir::Off,
             // no config folder in a browser
             profile: msm_core::ProfileChoice::Off,
+            // the browser's watchdog: a hung GPU loses the device
+            gpu_timeout: None,
         })
     }
 }

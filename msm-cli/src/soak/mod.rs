@@ -84,9 +84,12 @@ fn run_one(ctx: &GpuContext, d: &Draw, seed: u64, rng: &mut ChaCha20Rng) -> (Out
     let scalars = scalars_of(&d.scalar_class, d.n, rng);
     let bases = match d.part {
         Some(p) => ctx.upload_bases_in_parts(&points, p),
-        None => ctx.upload_bases(&points),
+        None => match ctx.upload_bases_blocking(&points) {
+            Ok(b) => b,
+            Err(e) => return (Outcome::Error(e), 0.0, 0.0),
+        },
     };
-    let words: Vec<[u32; 8]> = scalars.iter().map(cpu::scalar_words).collect();
+    let words: Vec<ark_ff::BigInt<4>> = scalars.iter().map(|s| ark_ff::PrimeField::into_bigint(*s)).collect();
     let input = if d.canonical {
         Scalars::Canonical(&words)
     } else {

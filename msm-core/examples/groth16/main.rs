@@ -59,7 +59,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         ctx.field_layout()
     );
     let t = Instant::now();
-    let gpu_pk = GpuProvingKey::new(&ctx, &pk);
+    let gpu_pk = GpuProvingKey::new(&ctx, &pk)?;
     println!("G1 queries uploaded in {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
 
     // The first GPU proof compiles the MSM pipelines: timed apart.

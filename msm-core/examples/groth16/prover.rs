@@ -15,7 +15,7 @@ use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_groth16::{Proof, ProvingKey};
 use ark_poly::GeneralEvaluationDomain;
 use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, SynthesisError, SynthesisMode};
-use msm_core::{Bases, GpuContext};
+use msm_core::{Bases, GpuContext, MsmError};
 
 /// Where one proof's time went (wall clock, ms).
 #[derive(Clone, Copy, Debug, Default)]
@@ -41,14 +41,14 @@ pub struct GpuProvingKey<'a> {
 
 impl<'a> GpuProvingKey<'a> {
     /// Uploads `pk`'s A, B (G1), H and L queries.
-    pub fn new(ctx: &GpuContext, pk: &'a ProvingKey<Bn254>) -> Self {
-        GpuProvingKey {
+    pub fn new(ctx: &GpuContext, pk: &'a ProvingKey<Bn254>) -> Result<Self, MsmError> {
+        Ok(GpuProvingKey {
             pk,
-            a: ctx.upload_bases(&pk.a_query),
-            b_g1: ctx.upload_bases(&pk.b_g1_query),
-            h: ctx.upload_bases(&pk.h_query),
-            l: ctx.upload_bases(&pk.l_query),
-        }
+            a: ctx.upload_bases_blocking(&pk.a_query)?,
+            b_g1: ctx.upload_bases_blocking(&pk.b_g1_query)?,
+            h: ctx.upload_bases_blocking(&pk.h_query)?,
+            l: ctx.upload_bases_blocking(&pk.l_query)?,
+        })
     }
 
     /// Proves `circuit` with randomness `r` and `s` (ark-groth16 draws them

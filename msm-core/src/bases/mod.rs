@@ -36,6 +36,8 @@ pub fn base_part_points(binding: u64, buffer: u64) -> usize {
 pub struct Bases {
     /// Unique per upload: keys the bind groups cached for these buffers.
     pub(crate) id: u64,
+    /// The id of the context that holds the buffers.
+    pub(crate) context: u64,
     pub(crate) n: usize,
     pub(crate) parts: Vec<BasePart>,
     pub(crate) layout: msm_wgsl::FieldLayout,
@@ -98,15 +100,18 @@ impl GpuContext {
         base_part_points(limits.max_storage_buffer_binding_size, limits.max_buffer_size)
     }
 
-    /// [`GpuContext::upload_bases`], with the checks first: an error instead
-    /// of an unusable [`Bases`] when the device is lost, or when the points
-    /// would not fit its memory (checked before allocating where the device
-    /// says how much it has, else the driver's refusal).
-    pub async fn try_upload_bases(&self, points: &[G1Affine]) -> Result<Bases, MsmError> {
+    /// Converts `points` and uploads them once. Identity points are allowed
+    /// (they contribute nothing). A set whose coordinate planes exceed one
+    /// storage binding is split into parts that each fit. Fails with
+    /// [`MsmError::DeviceLost`] on a lost device, and with
+    /// [`MsmError::OutOfMemory`] when the points would not fit the device's
+    /// memory (checked before allocating where the device says how much it
+    /// has, else the driver's refusal).
+    pub async fn upload_bases(&self, points: &[G1Affine]) -> Result<Bases, MsmError> {
         self.check_lost()?;
         self.check_bases_fit(points.len())?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let bases = self.upload_bases(points);
+        let bases = self.upload_bases_in_parts(points, self.max_base_part_points());
         if let Some(e) = scope.pop().await {
             return Err(MsmError::OutOfMemory {
                 what: format!("{} bases (the driver refused: {e})", points.len()),
@@ -118,19 +123,16 @@ impl GpuContext {
         Ok(bases)
     }
 
-    /// Converts `points` and uploads them once. Identity points are allowed
-    /// (they contribute nothing). A set whose coordinate planes exceed one
-    /// storage binding is split into parts that each fit. On a lost device
-    /// the set is unusable and MSMs on it fail with
-    /// [`MsmError::DeviceLost`]; [`GpuContext::try_upload_bases`] says so
-    /// at once.
-    pub fn upload_bases(&self, points: &[G1Affine]) -> Bases {
-        self.upload_bases_in_parts(points, self.max_base_part_points())
+    /// Blocking [`GpuContext::upload_bases`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn upload_bases_blocking(&self, points: &[G1Affine]) -> Result<Bases, MsmError> {
+        pollster::block_on(self.upload_bases(points))
     }
 
-    /// [`GpuContext::upload_bases`] with at most `part_points` points a part
-    /// (clamped to what one binding holds). Smaller parts only cost extra chunks;
-    /// this exists to exercise the split on small inputs.
+    /// Uploads `points` with at most `part_points` points a part (clamped to
+    /// what one binding holds), without [`GpuContext::upload_bases`]'s checks.
+    /// Smaller parts only cost extra chunks; this exists to exercise the
+    /// split on small inputs.
     pub fn upload_bases_in_parts(&self, points: &[G1Affine], part_points: usize) -> Bases {
         let part_points = part_points.clamp(1, self.max_base_part_points());
         let repr = FieldRepr::new(self.field_layout());
@@ -154,6 +156,7 @@ impl GpuContext {
         let bytes = parts.iter().map(|p| Bases::bytes_for(p.len)).sum();
         Bases {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            context: self.id,
             n,
             parts,
             layout: self.field_layout(),

@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 
 use wgpu::util::DeviceExt;
 
+use super::waiter::{Slot, SlotFuture};
 use super::GpuContext;
 use crate::error::MsmError;
 
@@ -88,39 +89,45 @@ impl GpuContext {
             label: Some("readback"),
         });
         enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
-        self.queue.submit([enc.finish()]);
-        let bytes = self.map_read(&staging).await?;
+        let copied = self.queue.submit([enc.finish()]);
+        let bytes = self.map_read_range(&staging, staging.size(), copied).await?;
         let mut out: Vec<u32> = bytemuck::cast_slice(&bytes).to_vec();
         out.truncate(words);
         Ok(out)
     }
 
-    /// Maps a MAP_READ buffer and returns its bytes.
-    pub(crate) async fn map_read(&self, buf: &wgpu::Buffer) -> Result<Vec<u8>, MsmError> {
-        self.map_read_range(buf, buf.size()).await
-    }
-
-    /// Maps the first `size` bytes of a MAP_READ buffer and returns them.
-    pub(crate) async fn map_read_range(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, MsmError> {
+    /// Maps the first `size` bytes of a MAP_READ buffer written by
+    /// submission `after` (or an earlier one) and returns them.
+    pub(crate) async fn map_read_range(
+        &self,
+        buf: &wgpu::Buffer,
+        size: u64,
+        after: wgpu::SubmissionIndex,
+    ) -> Result<Vec<u8>, MsmError> {
         use tracing::Instrument;
-        self.map_read_inner(buf, size)
+        self.map_read_inner(buf, size, after)
             .instrument(tracing::debug_span!("msm.readback", bytes = size))
             .await
     }
 
-    async fn map_read_inner(&self, buf: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, MsmError> {
-        let (tx, rx) = futures_channel::oneshot::channel();
+    async fn map_read_inner(
+        &self,
+        buf: &wgpu::Buffer,
+        size: u64,
+        #[cfg_attr(target_arch = "wasm32", allow(unused_variables))] after: wgpu::SubmissionIndex,
+    ) -> Result<Vec<u8>, MsmError> {
+        let slot = Slot::new();
+        let filled = slot.clone();
         buf.slice(..size).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
+            filled.fill(r.map_err(|e| MsmError::Readback(e.to_string())));
         });
-        self.wait_idle()?;
-        let mapped = rx
-            .await
-            .map_err(|_| MsmError::Readback("map callback dropped".into()))?;
-        if let Err(e) = mapped {
+        // The poller drives the device while this future waits.
+        #[cfg(not(target_arch = "wasm32"))]
+        self.poller.watch(&slot, after, self.gpu_timeout, "a readback");
+        if let Err(e) = SlotFuture(slot).await {
             // A lost device fails every map: report why it was lost.
             self.check_device_error()?;
-            return Err(MsmError::Readback(e.to_string()));
+            return Err(e);
         }
         let bytes = buf
             .slice(..size)
@@ -131,10 +138,10 @@ impl GpuContext {
         Ok(bytes)
     }
 
-    /// Blocks until submitted work finishes (native); a no-op on the web, where
-    /// the browser drives the queue.
+    /// Blocks until submitted work finishes (for timing loops that measure
+    /// the GPU and nothing else; native: the browser drives its queue).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn wait_idle(&self) -> Result<(), MsmError> {
-        #[cfg(not(target_arch = "wasm32"))]
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| MsmError::DeviceLost(e.to_string()))?;

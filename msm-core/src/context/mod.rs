@@ -7,6 +7,7 @@ mod buffers;
 mod disk_cache;
 mod health;
 mod pipelines;
+mod waiter;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,6 +21,7 @@ pub use disk_cache::PipelineCacheDir;
 pub(crate) use health::LiveGuard;
 pub use health::{msm_memory_on, LiveMemory, MsmMemory};
 pub use pipelines::CompileRecord;
+pub use waiter::DEFAULT_GPU_TIMEOUT;
 
 use crate::config::{MsmConfig, ReduceOn};
 use crate::engine::profile::{self, Profile, ProfileChoice, ProfileSource};
@@ -50,6 +52,10 @@ pub struct ContextOptions {
     pub profile: ProfileChoice,
     /// The device limits to request.
     pub limits: LimitsChoice,
+    /// How long one wait for the GPU may take before it fails with
+    /// [`MsmError::Timeout`] (natively; the browser has its own watchdog).
+    /// `None`: [`DEFAULT_GPU_TIMEOUT`].
+    pub gpu_timeout: Option<std::time::Duration>,
 }
 
 /// Which limits a context's device asks for.
@@ -87,6 +93,13 @@ pub(crate) struct Counters {
 
 /// One adapter's device, queue, shaders, layouts and caches.
 pub struct GpuContext {
+    /// Unique per context: [`crate::Bases`] remember theirs.
+    pub(crate) id: u64,
+    /// Drives the device while futures wait for it (native).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) poller: waiter::Poller,
+    /// How long one wait for the GPU may take.
+    pub(crate) gpu_timeout: std::time::Duration,
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
@@ -200,6 +213,7 @@ impl GpuContext {
             inversion: opts.inversion.unwrap_or_else(|| default_inversion(&info, layout)),
         };
         let mut ctx = Self::build(device, queue, info, field, timestamps, &opts.pipeline_cache)?;
+        ctx.gpu_timeout = opts.gpu_timeout.unwrap_or(waiter::DEFAULT_GPU_TIMEOUT);
         ctx.config = opts.config.clone();
         ctx.config_explicit = opts.config != MsmConfig::default();
         ctx.load_profile(&opts.profile);
@@ -266,7 +280,12 @@ impl GpuContext {
         let disk = disk_cache::DiskCache::open(&device, &info, cache_dir, &tag);
         let device_memory = health::device_local_heap(&device);
         let class = profile::adapter_class(&info);
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Ok(GpuContext {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            #[cfg(not(target_arch = "wasm32"))]
+            poller: waiter::Poller::new(device.clone()),
+            gpu_timeout: waiter::DEFAULT_GPU_TIMEOUT,
             pipelines: pipelines::PipelineCache::new(&device, disk),
             device,
             queue,
@@ -287,6 +306,17 @@ impl GpuContext {
             device_memory,
             _instance: None,
         })
+    }
+
+    /// How long one wait for the GPU may take before it fails with
+    /// [`MsmError::Timeout`].
+    pub fn gpu_timeout(&self) -> std::time::Duration {
+        self.gpu_timeout
+    }
+
+    /// Changes [`GpuContext::gpu_timeout`].
+    pub fn set_gpu_timeout(&mut self, timeout: std::time::Duration) {
+        self.gpu_timeout = timeout;
     }
 
     /// The knobs [`GpuContext::msm`] uses.

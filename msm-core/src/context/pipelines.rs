@@ -10,6 +10,9 @@ use std::sync::Mutex;
 use msm_wgsl::ShaderId;
 
 use super::disk_cache::DiskCache;
+use super::waiter::AsyncMutex;
+#[cfg(not(target_arch = "wasm32"))]
+use super::waiter::{Slot, SlotFuture};
 use super::GpuContext;
 use crate::error::MsmError;
 use crate::passes::{bind_group_layout, Pass};
@@ -39,11 +42,9 @@ pub(crate) struct PipelineCache {
     /// pipeline layout built on it.
     layouts: Vec<(wgpu::BindGroupLayout, wgpu::PipelineLayout)>,
     log: Mutex<Vec<CompileRecord>>,
-    /// Held while pipelines compile: threads that meet a cold context
-    /// together wait for the first one's pipelines instead of compiling
-    /// copies of their own (native: the web compiles on one thread).
-    #[cfg(not(target_arch = "wasm32"))]
-    compiling: Mutex<()>,
+    /// Held while pipelines compile (an async lock: a waiting caller's
+    /// thread is not blocked).
+    compiling: AsyncMutex,
     pub(crate) disk: Option<DiskCache>,
 }
 
@@ -70,8 +71,7 @@ impl PipelineCache {
             pipelines: Mutex::default(),
             layouts,
             log: Mutex::default(),
-            #[cfg(not(target_arch = "wasm32"))]
-            compiling: Mutex::default(),
+            compiling: AsyncMutex::default(),
             disk,
         }
     }
@@ -112,7 +112,9 @@ impl GpuContext {
     /// The compiled pipeline of entry point `entry` of `id` with override
     /// constants `overrides`, created on first use and cached. `pass` gives
     /// the explicit layout of a pass's shader; `None` derives it from the
-    /// shader (diagnostic shaders). Validation errors become `Err`.
+    /// shader (diagnostic shaders). Validation errors become `Err`. A miss
+    /// compiles on this thread: the MSM paths compile through
+    /// [`GpuContext::precompile`] first, which does not block.
     pub async fn pipeline(
         &self,
         id: ShaderId,
@@ -120,58 +122,69 @@ impl GpuContext {
         overrides: &[(&'static str, f64)],
         pass: Option<Pass>,
     ) -> Result<wgpu::ComputePipeline, MsmError> {
-        let cache = &self.pipelines;
         let job: PipelineJob = (id, entry, overrides.to_vec(), pass);
-        let key = key(&job);
-        if let Some(p) = cache.pipelines.lock().unwrap().get(&key) {
+        if let Some(p) = self.pipelines.pipelines.lock().unwrap().get(&key(&job)) {
             return Ok(p.clone());
         }
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self.module(id)?;
-        let span = tracing::info_span!("msm.compile", shader = id.label(), entry);
-        let t = web_time::Instant::now();
-        let pipeline = span.in_scope(|| {
-            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(id.label()),
-                layout: pass.map(|p| &cache.layouts[p.index()].1),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: overrides,
-                    ..Default::default()
-                },
-                cache: cache.disk.as_ref().map(|d| &d.cache),
-            })
-        });
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        tracing::debug!(shader = id.label(), entry, ms, "pipeline compiled");
-        self.counters.pipelines.fetch_add(1, Ordering::Relaxed);
-        if let Some(err) = scope.pop().await {
-            cache.modules.lock().unwrap().remove(&id);
-            return Err(MsmError::Validation {
-                label: format!("{}::{entry}", id.label()),
-                message: err.to_string(),
-            });
-        }
-        cache.log.lock().unwrap().push(CompileRecord {
-            shader: id.label(),
+        let compile = self.compile_job(&job)?;
+        #[cfg(not(target_arch = "wasm32"))]
+        let compiled = compile.run();
+        #[cfg(target_arch = "wasm32")]
+        let compiled = compile.run().await;
+        self.keep_compiled(&job, compiled)
+    }
+
+    /// What compiling `job` takes, owned (so another thread can run it).
+    fn compile_job(&self, job: &PipelineJob) -> Result<Compile, MsmError> {
+        let (id, entry, overrides, pass) = job;
+        Ok(Compile {
+            device: self.device.clone(),
+            module: self.module(*id)?,
+            layout: pass.map(|p| self.pipelines.layouts[p.index()].1.clone()),
+            cache: self.pipelines.disk.as_ref().map(|d| d.cache.clone()),
+            label: id.label(),
             entry,
-            overrides: overrides.to_vec(),
+            overrides: overrides.clone(),
+        })
+    }
+
+    /// Caches and logs a compiled pipeline (or forgets a module that failed).
+    fn keep_compiled(
+        &self,
+        job: &PipelineJob,
+        compiled: Result<(wgpu::ComputePipeline, f64), MsmError>,
+    ) -> Result<wgpu::ComputePipeline, MsmError> {
+        let cache = &self.pipelines;
+        self.counters.pipelines.fetch_add(1, Ordering::Relaxed);
+        let (pipeline, ms) = match compiled {
+            Ok(c) => c,
+            Err(e) => {
+                cache.modules.lock().unwrap().remove(&job.0);
+                return Err(e);
+            }
+        };
+        tracing::debug!(shader = job.0.label(), entry = job.1, ms, "pipeline compiled");
+        cache.log.lock().unwrap().push(CompileRecord {
+            shader: job.0.label(),
+            entry: job.1,
+            overrides: job.2.clone(),
             ms,
         });
         if let Some(d) = &cache.disk {
             d.dirty.store(true, Ordering::Relaxed);
         }
-        cache.pipelines.lock().unwrap().insert(key, pipeline.clone());
+        cache.pipelines.lock().unwrap().insert(key(job), pipeline.clone());
         Ok(pipeline)
     }
 
-    /// Compiles the pipelines of `jobs` not yet cached: on native in
-    /// parallel, one thread each (drivers compile concurrently), after their
-    /// modules; then saves the disk cache if it grew.
+    /// Compiles the pipelines of `jobs` not yet cached, then saves the disk
+    /// cache if it grew. Natively each compiles on a thread of its own
+    /// (drivers compile concurrently) while this future waits without
+    /// blocking its thread; on the web the browser compiles them together.
     pub(crate) async fn precompile(&self, jobs: Vec<PipelineJob>) -> Result<(), MsmError> {
-        #[cfg(not(target_arch = "wasm32"))]
-        let _one_at_a_time = self.pipelines.compiling.lock().unwrap_or_else(|e| e.into_inner());
+        // Callers that meet a cold context together wait for the first one's
+        // pipelines instead of compiling copies of their own.
+        let _one_at_a_time = self.pipelines.compiling.lock().await;
         let missing: Vec<PipelineJob> = {
             let cached = self.pipelines.pipelines.lock().unwrap();
             let mut seen = std::collections::HashSet::new();
@@ -184,18 +197,31 @@ impl GpuContext {
         }
         #[cfg(not(target_arch = "wasm32"))]
         {
-            for j in &missing {
-                self.module(j.0)?;
-            }
-            let results: Vec<Result<wgpu::ComputePipeline, MsmError>> = std::thread::scope(|s| {
-                let handles: Vec<_> = missing
-                    .iter()
-                    .map(|j| s.spawn(move || pollster::block_on(self.pipeline(j.0, j.1, &j.2, j.3))))
-                    .collect();
-                handles.into_iter().map(|h| h.join().expect("compile thread")).collect()
-            });
-            for r in results {
-                r?;
+            let compiles = missing
+                .iter()
+                .map(|j| self.compile_job(j))
+                .collect::<Result<Vec<_>, _>>()?;
+            let done = Slot::new();
+            let filled = done.clone();
+            std::thread::Builder::new()
+                .name("msm-gpu-compile".into())
+                .spawn(move || {
+                    let results = std::thread::scope(|s| {
+                        let handles: Vec<_> = compiles.into_iter().map(|c| s.spawn(move || c.run())).collect();
+                        handles
+                            .into_iter()
+                            .map(|h| {
+                                h.join()
+                                    .unwrap_or_else(|_| Err(MsmError::Device("a compile thread panicked".into())))
+                            })
+                            .collect::<Vec<_>>()
+                    });
+                    filled.fill(Ok(results));
+                })
+                .map_err(|e| MsmError::Device(format!("cannot start a compile thread: {e}")))?;
+            let results = SlotFuture(done).await?;
+            for (j, r) in missing.iter().zip(results) {
+                self.keep_compiled(j, r)?;
             }
         }
         #[cfg(target_arch = "wasm32")]
@@ -211,6 +237,73 @@ impl GpuContext {
             d.save();
         }
         Ok(())
+    }
+}
+
+/// One pipeline to compile, with everything it needs owned.
+struct Compile {
+    device: wgpu::Device,
+    module: wgpu::ShaderModule,
+    layout: Option<wgpu::PipelineLayout>,
+    cache: Option<wgpu::PipelineCache>,
+    label: &'static str,
+    entry: &'static str,
+    overrides: Vec<(&'static str, f64)>,
+}
+
+impl Compile {
+    /// Creates the pipeline inside a validation scope; returns it with the
+    /// wall time its creation took (natively the driver compiles there).
+    fn create(
+        &self,
+    ) -> (
+        wgpu::ComputePipeline,
+        f64,
+        impl std::future::Future<Output = Option<wgpu::Error>>,
+    ) {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let span = tracing::info_span!("msm.compile", shader = self.label, entry = self.entry);
+        let t = web_time::Instant::now();
+        let pipeline = span.in_scope(|| {
+            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(self.label),
+                layout: self.layout.as_ref(),
+                module: &self.module,
+                entry_point: Some(self.entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &self.overrides,
+                    ..Default::default()
+                },
+                cache: self.cache.as_ref(),
+            })
+        });
+        (pipeline, t.elapsed().as_secs_f64() * 1e3, scope.pop())
+    }
+
+    fn failed(&self, err: wgpu::Error) -> MsmError {
+        MsmError::Validation {
+            label: format!("{}::{}", self.label, self.entry),
+            message: err.to_string(),
+        }
+    }
+
+    /// Natively the scope's verdict is ready when `create` returns.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn run(self) -> Result<(wgpu::ComputePipeline, f64), MsmError> {
+        let (pipeline, ms, verdict) = self.create();
+        match pollster::block_on(verdict) {
+            Some(e) => Err(self.failed(e)),
+            None => Ok((pipeline, ms)),
+        }
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    async fn run(self) -> Result<(wgpu::ComputePipeline, f64), MsmError> {
+        let (pipeline, ms, verdict) = self.create();
+        match verdict.await {
+            Some(e) => Err(self.failed(e)),
+            None => Ok((pipeline, ms)),
+        }
     }
 }
 

@@ -1,13 +1,85 @@
-//! CPU twin of the reduce pass (`passes::reduce`).
+//! CPU twin of the reduce pass (`passes::reduce`), shaped like its three
+//! kernels so that a test can compare every stage's buffer:
+//!
+//! - `segments`: segment g of window j (buckets [g P, g P + P)) gives
+//!   T_g = sum (i - g P + 1) B_i and U_g = P sum B_i;
+//! - `groups`: per group x of WG segments, E_x = sum T + sum_k k U_k and
+//!   V_x = sum U (k the segment's index in its group);
+//! - `windows`: W_j = sum_x E_x + WG sum_x x V_x = sum_k k B_{j,k}.
 
-use ark_bn254::{G1Affine, G1Projective};
+use ark_bn254::{Fr, G1Affine, G1Projective};
 use ark_ff::Zero;
 
+use crate::passes::reduce::WG;
 use crate::plan::Plan;
 
-/// CPU twin of reduce: window sums W_j = sum_k k B_{j,k} from all bucket sums
-/// (indexed by bucket; `None` = empty).
+/// Each kernel's output, in the GPU's order: `(T, U)` per (window,
+/// segment) and `(E, V)` per (window, group), window-major; then one sum
+/// per window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReduceStages {
+    pub segments: Vec<[G1Projective; 2]>,
+    pub groups: Vec<[G1Projective; 2]>,
+    pub windows: Vec<G1Projective>,
+}
+
+/// CPU twin of reduce's three kernels, from the bucket sums (indexed by
+/// bucket; `None` = empty).
+pub fn reduce_stages(plan: &Plan, buckets: &[Option<G1Affine>]) -> ReduceStages {
+    let b = plan.buckets as usize;
+    let per = plan.buckets.div_ceil(plan.segments) as usize;
+    let mut segments = Vec::with_capacity(plan.windows as usize * plan.segments as usize);
+    for j in 0..plan.windows as usize {
+        for g in 0..plan.segments as usize {
+            let lo = (g * per).min(b);
+            let hi = (lo + per).min(b);
+            let (mut t, mut s) = (G1Projective::zero(), G1Projective::zero());
+            for i in lo..hi {
+                if let Some(p) = buckets[j * b + i] {
+                    t += p * Fr::from((i - lo + 1) as u64);
+                    s += p;
+                }
+            }
+            segments.push([t, s * Fr::from(per as u64)]);
+        }
+    }
+    let per_window = plan.segments.div_ceil(WG) as usize;
+    let mut groups = Vec::with_capacity(plan.windows as usize * per_window);
+    for j in 0..plan.windows as usize {
+        let window = &segments[j * plan.segments as usize..(j + 1) * plan.segments as usize];
+        for group in window.chunks(WG as usize) {
+            let (mut e, mut v) = (G1Projective::zero(), G1Projective::zero());
+            for (k, [t, u]) in group.iter().enumerate() {
+                e += t + *u * Fr::from(k as u64);
+                v += u;
+            }
+            groups.push([e, v]);
+        }
+    }
+    let windows = groups
+        .chunks(per_window.max(1))
+        .map(|window| {
+            window.iter().enumerate().fold(G1Projective::zero(), |w, (x, [e, v])| {
+                w + e + *v * Fr::from(x as u64 * WG as u64)
+            })
+        })
+        .collect();
+    ReduceStages {
+        segments,
+        groups,
+        windows,
+    }
+}
+
+/// Window sums W_j = sum_k k B_{j,k} (the reduce pass's result), by the
+/// kernels' route: [`reduce_stages`]'s last stage.
 pub fn window_sums(plan: &Plan, buckets: &[Option<G1Affine>]) -> Vec<G1Projective> {
+    reduce_stages(plan, buckets).windows
+}
+
+/// W_j by the plain running sum over each window's buckets: what every
+/// route must equal.
+pub fn window_sums_direct(plan: &Plan, buckets: &[Option<G1Affine>]) -> Vec<G1Projective> {
     (0..plan.windows)
         .map(|j| {
             let mut running = G1Projective::zero();
@@ -21,4 +93,37 @@ pub fn window_sums(plan: &Plan, buckets: &[Option<G1Affine>]) -> Vec<G1Projectiv
             total
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ark_ec::CurveGroup;
+    use ark_std::UniformRand;
+
+    #[test]
+    fn the_kernels_route_equals_the_running_sum() {
+        let mut rng = ark_std::test_rng();
+        for (buckets, segments) in [(16u32, 2u32), (4096, 512), (4096, 100), (300, 7), (8, 8), (5, 1)] {
+            let plan = Plan {
+                n: 1,
+                c: 5,
+                windows: 3,
+                buckets,
+                threads: 1,
+                tasks: 1,
+                segments,
+                align: false,
+                win_wg: 256,
+            };
+            let all: Vec<Option<G1Affine>> = (0..3 * buckets)
+                .map(|i| (i % 3 != 1).then(|| G1Projective::rand(&mut rng).into_affine()))
+                .collect();
+            let stages = reduce_stages(&plan, &all);
+            assert_eq!(stages.segments.len(), (3 * segments) as usize);
+            assert_eq!(stages.groups.len(), 3 * segments.div_ceil(WG) as usize);
+            let direct = window_sums_direct(&plan, &all);
+            assert_eq!(stages.windows, direct, "{buckets} buckets, {segments} segments");
+        }
+    }
 }

@@ -10,8 +10,8 @@ use crate::context::GpuContext;
 use crate::cpu;
 use crate::error::MsmError;
 use crate::layout::{PointRecord, POINT_RECORD_BYTES};
-use crate::msm::{decode_window_sums, Scalars};
-use crate::passes::Pass;
+use crate::msm::{decode_window_sums, xyzz_to_projective, Scalars};
+use crate::passes::{walker_combine, Pass};
 use crate::plan::Plan;
 use crate::repr::FieldRepr;
 
@@ -30,6 +30,14 @@ pub struct MsmStages {
     pub bucket_sums: Vec<PointRecord>,
     /// walker_combine's XYZZ sums of split buckets (32 words per task)
     pub split_sums: Vec<u32>,
+    /// walker_combine's block levels (level 1 first): each element's sum
+    /// and flags (bit 0: in a chain, bit 1: the chain continues past it)
+    pub chain_levels: Vec<Vec<(G1Projective, u32)>>,
+    /// reduce's `segments` kernel: (T, U) per (window, segment), flattened
+    /// (empty when the host reduces)
+    pub reduce_segments: Vec<G1Projective>,
+    /// reduce's `groups` kernel: (E, V) per (window, group), flattened
+    pub reduce_groups: Vec<G1Projective>,
     pub window_sums: Vec<G1Projective>,
     pub result: G1Projective,
 }
@@ -138,12 +146,29 @@ impl GpuContext {
         run(Pass::WalkerCombine).await?;
         let bucket_sums = records(self.read_words(&s.bucket_sums, tb * rec_words).await?);
         let split_sums = self.read_words(&s.split_sums, plan.tasks as usize * 32).await?;
-        let window_sums = if host_reduce {
-            self.host_window_sums(&s).await?
+        let repr = FieldRepr::new(self.field_layout());
+        let mut chain_levels = Vec::new();
+        for level in 1..=walker_combine::chain_levels(plan.tasks) {
+            let len = walker_combine::level_len(plan.tasks, level) as usize;
+            let words = self.read_words(&s.chain_levels[level as usize - 1], len * 33).await?;
+            let elements = words
+                .chunks_exact(33)
+                .map(|e| Ok((xyzz_to_projective(&repr, &e[..32])?, e[32])))
+                .collect::<Result<Vec<_>, MsmError>>()?;
+            chain_levels.push(elements);
+        }
+        let points = |words: Vec<u32>| decode_window_sums(&repr, &words, words.len() / 32);
+        let (window_sums, reduce_segments, reduce_groups) = if host_reduce {
+            (self.host_window_sums(&s).await?, Vec::new(), Vec::new())
         } else {
             run(Pass::Reduce).await?;
-            let words = self.read_words(&s.window_sums, plan.windows as usize * 32).await?;
-            decode_window_sums(&FieldRepr::new(self.field_layout()), &words, plan.windows as usize)?
+            let segments = 2 * plan.windows as usize * plan.segments as usize;
+            let groups = 2 * plan.windows as usize * crate::passes::reduce::groups_per_window(&plan) as usize;
+            (
+                points(self.read_words(&s.window_sums, plan.windows as usize * 32).await?)?,
+                points(self.read_words(&s.segment_sums, segments * 32).await?)?,
+                points(self.read_words(&s.group_sums, groups * 32).await?)?,
+            )
         };
         let result = cpu::combine_windows(&window_sums, plan.c);
         Ok(MsmStages {
@@ -156,6 +181,9 @@ impl GpuContext {
             partials,
             bucket_sums,
             split_sums,
+            chain_levels,
+            reduce_segments,
+            reduce_groups,
             window_sums,
             result,
         })

@@ -139,18 +139,36 @@ impl Engine {
         }
     }
 
-    /// Keeps `points` where this engine's MSMs over them may run.
-    pub fn upload_bases(&self, points: &[G1Affine]) -> EngineBases {
-        let _span = tracing::info_span!("msm.upload_bases", n = points.len()).entered();
-        let gpu = (self.route(points.len()) == Route::Gpu)
-            .then(|| self.gpu.as_ref().map(|g| g.upload_bases(points)))
-            .flatten();
+    /// Keeps `points` where this engine's MSMs over them may run. With
+    /// [`Backend::Gpu`] a failed upload (memory, a lost device) is the
+    /// caller's error; with [`Backend::Auto`] the points stay on the host
+    /// (the MSMs over them run on the CPU) and the reason goes to `tracing`.
+    pub async fn upload_bases(&self, points: &[G1Affine]) -> Result<EngineBases, MsmError> {
+        use tracing::Instrument;
+        let span = tracing::info_span!("msm.upload_bases", n = points.len());
+        let gpu = match (&self.gpu, self.route(points.len())) {
+            (Some(g), Route::Gpu) => match g.upload_bases(points).instrument(span).await {
+                Ok(b) => Some(b),
+                Err(e) if self.backend == Backend::Gpu => return Err(e),
+                Err(e) => {
+                    tracing::warn!(error = %e, "bases stay on the host: their MSMs run on the CPU");
+                    None
+                }
+            },
+            _ => None,
+        };
         let host = (self.backend != Backend::Gpu || gpu.is_none()).then(|| points.to_vec());
-        EngineBases {
+        Ok(EngineBases {
             host,
             gpu,
             len: points.len(),
-        }
+        })
+    }
+
+    /// Blocking [`Engine::upload_bases`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn upload_bases_blocking(&self, points: &[G1Affine]) -> Result<EngineBases, MsmError> {
+        pollster::block_on(self.upload_bases(points))
     }
 
     /// The MSM of the first `scalars.len()` bases with `scalars`.
@@ -221,7 +239,8 @@ mod tests {
             backend: Backend::Cpu,
             ..Default::default()
         }) {
-            let b = e.upload_bases(&[]);
+            send(e.upload_bases(&[]));
+            let b = e.upload_bases_blocking(&[]).unwrap();
             send(e.msm(&b, &[]));
         }
     }

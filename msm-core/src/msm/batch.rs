@@ -35,13 +35,9 @@ impl GpuContext {
         vectors: &[Scalars<'_>],
         config: &MsmConfig,
     ) -> Result<MsmBatchRun, MsmError> {
-        for v in vectors {
-            v.check()?;
-            self.check_inputs(bases, v.len())?;
-        }
         use tracing::Instrument;
         let span = tracing::debug_span!("msm.batch", vectors = vectors.len());
-        let run = self.run_batch(bases, vectors, config).instrument(span).await?;
+        let run = self.run_checked(bases, vectors, config).instrument(span).await?;
         Ok(MsmBatchRun {
             results: run.results,
             plan: run.plan,

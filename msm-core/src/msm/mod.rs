@@ -14,11 +14,12 @@ mod run;
 mod scratch;
 mod upload;
 
-use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_bn254::{Fr, G1Projective};
+use ark_ff::BigInt;
 
 pub use batch::MsmBatchRun;
 pub use readback::{bucket_point, record_point};
-pub(crate) use readback::{decode_window_sums, RESULT_STRIDE, WINDOW_BYTES};
+pub(crate) use readback::{decode_window_sums, xyzz_to_projective, RESULT_STRIDE, WINDOW_BYTES};
 pub(crate) use scratch::Scratch;
 pub(crate) use upload::Staging;
 
@@ -75,10 +76,10 @@ pub enum Scalars<'a> {
     /// arkworks' field elements: their Montgomery limbs are copied straight
     /// into the upload memory and preprocess converts them on the GPU.
     Fr(&'a [Fr]),
-    /// Little-endian words (8 x u32 each), any 256-bit value: preprocess
-    /// reduces them mod r, so the result is the sum of the integers times
-    /// the points, as arkworks' `msm_bigint` computes it.
-    Canonical(&'a [[u32; 8]]),
+    /// Integers as arkworks' `msm_bigint` takes them, any 256-bit value:
+    /// preprocess reduces them mod r, so the result is the sum of the
+    /// integers times the points, equal to `msm_bigint`'s.
+    Canonical(&'a [BigInt<4>]),
     /// The same values as 32 little-endian bytes each, in caller memory (a
     /// JS `Uint8Array` on the web): written to the GPU with no host work.
     /// The length must be a multiple of 32.
@@ -145,11 +146,7 @@ impl GpuContext {
         scalars: Scalars<'_>,
         config: &MsmConfig,
     ) -> Result<MsmRun, MsmError> {
-        scalars.check()?;
-        self.check_inputs(bases, scalars.len())?;
-        self.check_msm(bases, scalars.len(), config)?;
-        let run = (self.run_batch(bases, &[scalars], config).await)
-            .map_err(|e| self.explain_error(e, bases, scalars.len(), config))?;
+        let run = self.run_checked(bases, &[scalars], config).await?;
         Ok(MsmRun {
             result: run.results[0],
             plan: run.plan,
@@ -157,8 +154,27 @@ impl GpuContext {
         })
     }
 
+    /// The one checked path of every MSM entry point (single, batch, the
+    /// engine, the browser's): each vector's form and length, the bases'
+    /// context, the memory the largest vector needs before anything is
+    /// allocated; a GPU failure explained (a lost device, memory refused).
+    pub(crate) async fn run_checked(
+        &self,
+        bases: &Bases,
+        vectors: &[Scalars<'_>],
+        config: &MsmConfig,
+    ) -> Result<run::BatchRun, MsmError> {
+        for v in vectors {
+            v.check()?;
+            self.check_inputs(bases, v.len())?;
+        }
+        let longest = vectors.iter().map(Scalars::len).max().unwrap_or(0);
+        self.check_msm(bases, longest, config)?;
+        (self.run_batch(bases, vectors, config).await).map_err(|e| self.explain_error(e, bases, longest, config))
+    }
+
     /// The checks of every entry point: lengths (a scalar vector shorter than
-    /// the bases uses the first bases) and the bases' field layout.
+    /// the bases uses the first bases) and that the bases are this context's.
     pub(crate) fn check_inputs(&self, bases: &Bases, scalars: usize) -> Result<(), MsmError> {
         if scalars > bases.len() {
             return Err(MsmError::LengthMismatch {
@@ -166,10 +182,8 @@ impl GpuContext {
                 scalars,
             });
         }
-        if bases.layout != self.field_layout() {
-            return Err(MsmError::InvalidConfig(
-                "these bases were uploaded by a context of another field layout".into(),
-            ));
+        if bases.context != self.id {
+            return Err(MsmError::ForeignBases);
         }
         Ok(())
     }
@@ -190,19 +204,6 @@ impl GpuContext {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn msm_blocking_with(&self, bases: &Bases, scalars: &[Fr], config: &MsmConfig) -> Result<MsmRun, MsmError> {
         pollster::block_on(self.msm_with(bases, scalars, config))
-    }
-
-    /// Uploads `points` and computes one MSM (for one-off use; keep [`Bases`]
-    /// to run many MSMs against the same points).
-    pub async fn msm_once(&self, points: &[G1Affine], scalars: &[Fr]) -> Result<G1Projective, MsmError> {
-        if points.len() != scalars.len() {
-            return Err(MsmError::LengthMismatch {
-                bases: points.len(),
-                scalars: scalars.len(),
-            });
-        }
-        let bases = self.upload_bases(points);
-        self.msm(&bases, scalars).await
     }
 
     /// Sums each job's kernel timestamps into per-kernel and per-pass times.

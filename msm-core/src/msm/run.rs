@@ -177,7 +177,7 @@ impl GpuContext {
                 &mut run.timings,
             )
             .await
-            .map(|(timed, scopes)| (timed, Vec::new(), scopes))
+            .map(|(timed, scopes, index)| (timed, Vec::new(), scopes, index))
         } else {
             self.submit_each(
                 bases,
@@ -189,9 +189,9 @@ impl GpuContext {
                 &mut run.timings,
             )
             .await
-            .map(|(timed, sums)| (timed, sums, Vec::new()))
+            .map(|(timed, sums, index)| (timed, sums, Vec::new(), index))
         };
-        let (timed, mut host_sums, scopes) = match recorded {
+        let (timed, mut host_sums, scopes, submitted) = match recorded {
             Ok(r) => r,
             Err(e) => {
                 self.put_results(results);
@@ -199,8 +199,13 @@ impl GpuContext {
             }
         };
         let t_wait = web_time::Instant::now();
-        let bytes = self.map_read_range(&results, jobs.len() as u64 * RESULT_STRIDE).await;
-        self.put_results(results);
+        let bytes = self
+            .map_read_range(&results, jobs.len() as u64 * RESULT_STRIDE, submitted)
+            .await;
+        // A buffer whose map timed out is still mapping: not for the pool.
+        if !matches!(bytes, Err(MsmError::Timeout { .. })) {
+            self.put_results(results);
+        }
         // Settled by now: awaited after the readback, not before it.
         for scope in scopes {
             if let Some(e) = scope.await {
@@ -242,7 +247,7 @@ impl GpuContext {
         scalar_at: u64,
         staging_bytes: u64,
         timings: &mut MsmTimings,
-    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<ScopeFuture>), MsmError> {
+    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<ScopeFuture>, wgpu::SubmissionIndex), MsmError> {
         let t = web_time::Instant::now();
         let staging = self.take_staging(staging_bytes);
         let mut scalar_offsets = Vec::with_capacity(jobs.len());
@@ -307,7 +312,7 @@ impl GpuContext {
             drop(oom_scope.pop());
             return Err(e);
         }
-        self.queue.submit([enc.finish()]);
+        let submitted = self.queue.submit([enc.finish()]);
         staging.remap();
         self.put_staging(staging);
         // The scopes' verdicts arrive while the GPU runs: the caller awaits
@@ -318,7 +323,7 @@ impl GpuContext {
         }
         // the part of the wall time not spent waiting for the writes
         timings.submit_ms += (t.elapsed().as_secs_f64() * 1e3 - upload_ms).max(0.0);
-        Ok((timed, scopes))
+        Ok((timed, scopes, submitted))
     }
 
     /// Records every job behind the copies of its parameters and scalars out
@@ -374,10 +379,11 @@ impl GpuContext {
         config: &MsmConfig,
         host_reduce: bool,
         timings: &mut MsmTimings,
-    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<Vec<G1Projective>>), MsmError> {
+    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<Vec<G1Projective>>, wgpu::SubmissionIndex), MsmError> {
         let timing = config.timing && self.has_timestamps();
         let mut timed = Vec::with_capacity(jobs.len());
         let mut host_sums = Vec::new();
+        let mut submitted = None;
         for (k, j) in jobs.iter().enumerate() {
             let i = pipelines
                 .iter()
@@ -409,7 +415,7 @@ impl GpuContext {
                 queries.as_ref().map(|q| &q.0),
             );
             self.copy_results(&mut enc, &s, results, k, queries.as_ref().map(|q| &q.1), labels.len());
-            self.queue.submit([enc.finish()]);
+            submitted = Some(self.queue.submit([enc.finish()]));
             let validation = validation_scope.pop();
             let oom = oom_scope.pop();
             timings.submit_ms += t.elapsed().as_secs_f64() * 1e3;
@@ -426,7 +432,8 @@ impl GpuContext {
             }
             timed.push(labels);
         }
-        Ok((timed, host_sums))
+        let submitted = submitted.unwrap_or_else(|| self.queue.submit([]));
+        Ok((timed, host_sums, submitted))
     }
 
     /// Copies job `k`'s window sums and timestamps into the results buffer.

@@ -14,8 +14,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-#[cfg(not(target_arch = "wasm32"))]
 use ark_bn254::Fr;
+use ark_ff::BigInt;
 #[cfg(not(target_arch = "wasm32"))]
 use wgpu::WriteOnly;
 
@@ -103,14 +103,8 @@ impl Staging {
         };
         match scalars {
             Scalars::Bytes(b) => return b.copy_into_js(&view),
-            Scalars::Canonical(w) => view.copy_from(bytemuck::cast_slice(w)),
-            Scalars::Fr(f) => {
-                let bytes: Vec<u8> = f
-                    .iter()
-                    .flat_map(|s| s.0 .0.iter().flat_map(|l| l.to_le_bytes()))
-                    .collect();
-                view.copy_from(&bytes);
-            }
+            Scalars::Canonical(w) => view.copy_from(&w.iter().flat_map(limb_bytes).collect::<Vec<u8>>()),
+            Scalars::Fr(f) => view.copy_from(&f.iter().flat_map(limb_bytes).collect::<Vec<u8>>()),
         }
         Ok(())
     }
@@ -139,13 +133,11 @@ pub(crate) fn write_scalars_to(
 ) -> Result<(), MsmError> {
     match scalars {
         Scalars::Bytes(b) => return b.write_to(queue, buffer, offset),
-        Scalars::Canonical(w) if !w.is_empty() => queue.write_buffer(buffer, offset, bytemuck::cast_slice(w)),
+        Scalars::Canonical(w) if !w.is_empty() => {
+            queue.write_buffer(buffer, offset, &w.iter().flat_map(limb_bytes).collect::<Vec<u8>>())
+        }
         Scalars::Fr(f) if !f.is_empty() => {
-            let bytes: Vec<u8> = f
-                .iter()
-                .flat_map(|s| s.0 .0.iter().flat_map(|l| l.to_le_bytes()))
-                .collect();
-            queue.write_buffer(buffer, offset, &bytes);
+            queue.write_buffer(buffer, offset, &f.iter().flat_map(limb_bytes).collect::<Vec<u8>>())
         }
         _ => {}
     }
@@ -191,17 +183,44 @@ impl GpuContext {
 
 /// Writes scalars in any form (32 bytes each) into mapped upload memory.
 #[cfg(not(target_arch = "wasm32"))]
-pub(crate) fn write_scalars(mut dst: WriteOnly<'_, [u8]>, scalars: Scalars<'_>) {
+pub(crate) fn write_scalars(dst: WriteOnly<'_, [u8]>, scalars: Scalars<'_>) {
     match scalars {
-        Scalars::Fr(f) => fr_limbs(dst, f),
-        Scalars::Canonical(w) => dst.copy_from_slice(bytemuck::cast_slice(w)),
+        Scalars::Fr(f) => copy_limbs(dst, f),
+        Scalars::Canonical(w) => copy_limbs(dst, w),
         Scalars::Bytes(b) => b.copy_into(dst),
     }
 }
 
+/// 256 bits as four little-endian u64 limbs: `Fr` (its Montgomery form, as
+/// arkworks holds it) and `BigInt<4>`.
+pub(crate) trait Limbs: Sync {
+    fn limbs(&self) -> &[u64; 4];
+}
+
+impl Limbs for Fr {
+    fn limbs(&self) -> &[u64; 4] {
+        &self.0 .0
+    }
+}
+
+impl Limbs for BigInt<4> {
+    fn limbs(&self) -> &[u64; 4] {
+        &self.0
+    }
+}
+
+/// The 32 little-endian bytes of `x`.
+pub(crate) fn limb_bytes(x: &impl Limbs) -> [u8; 32] {
+    let mut b = [0u8; 32];
+    for (i, limb) in x.limbs().iter().enumerate() {
+        b[8 * i..8 * i + 8].copy_from_slice(&limb.to_le_bytes());
+    }
+    b
+}
+
 /// Copies the limbs of `scalars` (32 bytes each, little-endian) into `dst`.
 #[cfg(not(target_arch = "wasm32"))]
-fn fr_limbs(dst: WriteOnly<'_, [u8]>, scalars: &[Fr]) {
+fn copy_limbs<T: Limbs>(dst: WriteOnly<'_, [u8]>, scalars: &[T]) {
     // Fixed-size chunks are `Send` (a `WriteOnly` of a slice is not), so
     // each chunk can be filled on its own thread.
     let (chunks, rest) = dst.into_chunks::<CHUNK_BYTES>();
@@ -217,13 +236,7 @@ fn fr_limbs(dst: WriteOnly<'_, [u8]>, scalars: &[Fr]) {
 
 /// Each scalar's 32 bytes straight into its slot (no intermediate buffer).
 #[cfg(not(target_arch = "wasm32"))]
-fn fill(w: WriteOnly<'_, [u8]>, scalars: &[Fr]) {
+fn fill<T: Limbs>(w: WriteOnly<'_, [u8]>, scalars: &[T]) {
     let (slots, _) = w.into_chunks::<32>();
-    slots.write_iter(scalars.iter().map(|s| {
-        let mut b = [0u8; 32];
-        for (i, limb) in s.0 .0.iter().enumerate() {
-            b[8 * i..8 * i + 8].copy_from_slice(&limb.to_le_bytes());
-        }
-        b
-    }));
+    slots.write_iter(scalars.iter().map(limb_bytes));
 }

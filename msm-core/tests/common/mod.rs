@@ -69,3 +69,34 @@ pub fn edge_values() -> Vec<Fq> {
         -pow(256),
     ]
 }
+
+/// reduce's three kernels (read back by `msm_stages`) against their twins,
+/// stage by stage, from the same bucket sums.
+pub fn check_reduce_stages(st: &msm_core::MsmStages, buckets: &[Option<ark_bn254::G1Affine>]) {
+    use ark_bn254::{G1Affine, G1Projective};
+    use ark_ec::CurveGroup;
+    use msm_core::cpu;
+    let twin = cpu::reduce::reduce_stages(&st.plan, buckets);
+    let flat =
+        |pairs: &[[G1Projective; 2]]| -> Vec<G1Affine> { pairs.iter().flatten().map(|p| p.into_affine()).collect() };
+    let affine = |ps: &[G1Projective]| -> Vec<G1Affine> { ps.iter().map(|p| p.into_affine()).collect() };
+    assert_eq!(
+        affine(&st.reduce_segments),
+        flat(&twin.segments),
+        "reduce.segments ({:?})",
+        st.plan
+    );
+    assert_eq!(
+        affine(&st.reduce_groups),
+        flat(&twin.groups),
+        "reduce.groups ({:?})",
+        st.plan
+    );
+    assert_eq!(
+        affine(&st.window_sums),
+        affine(&twin.windows),
+        "reduce.windows ({:?})",
+        st.plan
+    );
+    assert_eq!(twin.windows, cpu::reduce::window_sums_direct(&st.plan, buckets));
+}
