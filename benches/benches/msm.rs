@@ -20,7 +20,7 @@ fn msm(c: &mut Criterion) {
         let size = format!("2^{logn}");
         group.throughput(Throughput::Elements(n as u64));
         if let Some(ctx) = &ctx {
-            match ctx.plan(n, ctx.config()) {
+            match ctx.plan(n, &ctx.config()) {
                 Err(e) => eprintln!("msm/gpu/{size}: skipped, the default plan is invalid here: {e}"),
                 Ok(_) => {
                     let resident = ctx.upload_bases_blocking(b).unwrap();

@@ -131,17 +131,15 @@ struct Report {
 
 pub fn run(args: &Args) -> Result<(), MsmError> {
     if args.logn > 26 {
-        return Err(MsmError::InvalidConfig(format!("--logn {}: at most 26", args.logn)));
+        return Err(MsmError::invalid_config("--logn", format!("{}: at most 26", args.logn)));
     }
-    let config = args.knobs.config()?;
-    let ctx = args.gpu.context(config.clone())?;
-    // without knobs on the command line, the adapter's profile decides
-    let config = if args.knobs.is_empty() {
-        ctx.config_for(1 << args.logn)
-    } else {
-        config
-    };
-    let class: ScalarClass = args.scalars.parse().map_err(MsmError::InvalidConfig)?;
+    let ctx = args.gpu.context(args.knobs.overrides.clone())?;
+    // the knobs given, each over the adapter's profile for this size
+    let config = ctx.config_for(1 << args.logn);
+    let class: ScalarClass = args
+        .scalars
+        .parse()
+        .map_err(|e: String| MsmError::invalid_config("--scalars", e))?;
     let n = 1usize << args.logn;
     let t = Instant::now();
     let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);

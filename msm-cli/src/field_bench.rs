@@ -37,7 +37,12 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     let (op, unit) = match args.op.as_str() {
         "mul" => (ChainOp::Mul, "mul/s"),
         "inv" => (ChainOp::Inv, "inv/s"),
-        other => return Err(MsmError::InvalidConfig(format!("--op {other}: expected mul or inv"))),
+        other => {
+            return Err(MsmError::invalid_config(
+                "--op",
+                format!("{other}: expected mul or inv"),
+            ))
+        }
     };
     let layouts: Vec<FieldLayout> = if args.layout.is_empty() {
         FieldLayout::ALL.to_vec()
@@ -45,8 +50,9 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         args.layout
             .iter()
             .map(|n| {
-                FieldLayout::from_name(n)
-                    .ok_or_else(|| MsmError::InvalidConfig(format!("unknown layout `{n}` (13x20, 16x16, 32x8-int64)")))
+                FieldLayout::from_name(n).ok_or_else(|| {
+                    MsmError::invalid_config("--layout", format!("unknown layout `{n}` (13x20, 16x16, 32x8-int64)"))
+                })
             })
             .collect::<Result<_, _>>()?
     };
@@ -56,7 +62,11 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         (ChainOp::Inv, false) => args
             .inversion
             .iter()
-            .map(|s| s.parse().map(Some).map_err(MsmError::InvalidConfig))
+            .map(|s| {
+                s.parse()
+                    .map(Some)
+                    .map_err(|e: String| MsmError::invalid_config("--inversion", e))
+            })
             .collect::<Result<_, _>>()?,
     };
     for (layout, inversion) in layouts

@@ -23,7 +23,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<(), CliError> {
     if args.logn > 26 {
-        return Err(MsmError::InvalidConfig(format!("--logn {}: at most 26", args.logn)).into());
+        return Err(MsmError::invalid_config("--logn", format!("{}: at most 26", args.logn)).into());
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError::file(&args.out, format!("cannot create the directory: {e}")))?;

@@ -1,8 +1,10 @@
 //! Command-line flags shared by the subcommands: adapter, field module and
-//! every `MsmConfig` knob. Knob values are handed as text to msm-core's one
-//! parser (`MsmConfig::set`), which also serves the browser API and the page.
+//! every `MsmConfig` knob, the latter made from msm-core's knob table.
 
-use msm_core::{ContextOptions, FieldCode, FieldLayout, GpuContext, Inversion, MsmConfig, MsmError, ProfileChoice};
+use msm_core::knobs::KNOBS;
+use msm_core::{
+    ContextOptions, FieldCode, FieldLayout, GpuContext, Inversion, KnobOverrides, MsmConfig, MsmError, ProfileChoice,
+};
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct GpuArgs {
@@ -37,109 +39,88 @@ pub struct GpuArgs {
     pub profile: std::path::PathBuf,
 }
 
-#[derive(clap::Args, Clone, Debug, Default)]
+/// Every knob of msm-core's knob table as a flag (`--walker-tpb`, with the
+/// table's short alias, e.g. `--wtpb`), plus `--knob NAME=VALUE`: the flags,
+/// their help and defaults come from the table, so a new knob needs no code
+/// here. Only the knobs given are kept: the rest come from the adapter's
+/// tuned profile, else the defaults.
+#[derive(Clone, Debug, Default)]
 pub struct KnobArgs {
-    /// Any knob as NAME=VALUE (repeatable; names as in `MsmConfig`, e.g.
-    /// walker_tpb=256 or walker_split=buckets).
-    #[arg(long = "knob", short = 'k', value_name = "NAME=VALUE")]
-    pub knobs: Vec<String>,
-    /// Window width c in bits (default: from n).
-    #[arg(long)]
-    pub window_bits: Option<String>,
-    /// Threads per workgroup of stream_walker.
-    #[arg(long)]
-    pub wtpb: Option<String>,
-    /// Where pref_scratch lives: private or workgroup.
-    #[arg(long)]
-    pub prefmem: Option<String>,
-    /// Slots per walker thread (S).
-    #[arg(long)]
-    pub ws: Option<String>,
-    /// Keep dx in registers for the inverse pass (true/false).
-    #[arg(long)]
-    pub cachedx: Option<String>,
-    /// Fuse the inverse and peel passes (true/false).
-    #[arg(long)]
-    pub fused: Option<String>,
-    /// Walker threads (default: from n).
-    #[arg(long)]
-    pub wthreads: Option<String>,
-    /// Walker tasks: equal (equal shares) or buckets (aligned to bucket starts).
-    #[arg(long)]
-    pub split: Option<String>,
-    /// Split the MSM into chunks of at most this many points (default: only
-    /// where the adapter's bindings require it).
-    #[arg(long)]
-    pub max_chunk_points: Option<String>,
-    /// Where the reduce step runs: auto (GPU, host on SwiftShader), gpu or host.
-    #[arg(long)]
-    pub reduce: Option<String>,
+    pub overrides: KnobOverrides,
 }
 
-impl KnobArgs {
-    /// No knob was given: the context's profile decides.
-    pub fn is_empty(&self) -> bool {
-        let flags = [
-            &self.window_bits,
-            &self.wtpb,
-            &self.prefmem,
-            &self.ws,
-            &self.cachedx,
-            &self.fused,
-            &self.wthreads,
-            &self.split,
-            &self.max_chunk_points,
-            &self.reduce,
-        ];
-        self.knobs.is_empty() && flags.iter().all(|f| f.is_none())
+impl clap::Args for KnobArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let mut cmd = cmd.arg(
+            clap::Arg::new("knob")
+                .long("knob")
+                .short('k')
+                .value_name("NAME=VALUE")
+                .action(clap::ArgAction::Append)
+                .help("Any knob as NAME=VALUE (repeatable; names as in `MsmConfig`, e.g. walker_tpb=256)"),
+        );
+        for k in KNOBS {
+            let mut arg = clap::Arg::new(k.name).long(k.flag()).value_name("VALUE").help(format!(
+                "{} [{}; default {}]",
+                k.summary(),
+                k.values,
+                k.default_text()
+            ));
+            if k.alias.len() > 1 && k.alias != k.name {
+                arg = arg.visible_alias(k.alias);
+            }
+            cmd = cmd.arg(arg);
+        }
+        cmd
     }
 
-    /// The defaults with every flag given applied.
-    pub fn config(&self) -> Result<MsmConfig, MsmError> {
-        let mut c = MsmConfig::default();
-        let flags = [
-            ("window_bits", &self.window_bits),
-            ("walker_tpb", &self.wtpb),
-            ("walker_pref_mem", &self.prefmem),
-            ("walker_slots", &self.ws),
-            ("walker_cache_dx", &self.cachedx),
-            ("walker_fused", &self.fused),
-            ("walker_threads", &self.wthreads),
-            ("walker_split", &self.split),
-            ("max_chunk_points", &self.max_chunk_points),
-            ("reduce", &self.reduce),
-        ];
-        for (name, value) in flags {
-            if let Some(v) = value {
-                c.set(name, v)?;
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for KnobArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut a = KnobArgs::default();
+        a.update_from_arg_matches(m)?;
+        Ok(a)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        let bad = |e: MsmError| clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n"));
+        for k in KNOBS {
+            if let Some(v) = m.get_one::<String>(k.name) {
+                self.overrides.set(k.name, v).map_err(bad)?;
             }
         }
-        for spec in &self.knobs {
-            c = c.with_knobs(spec)?;
+        for spec in m.get_many::<String>("knob").into_iter().flatten() {
+            for (name, value) in KnobOverrides::parse(spec).map_err(bad)?.given() {
+                self.overrides.set(name, &value).map_err(bad)?;
+            }
         }
-        Ok(c)
+        Ok(())
     }
 }
 
 impl GpuArgs {
     /// Builds the context (timestamps on when the adapter has them).
-    pub fn context(&self, config: MsmConfig) -> Result<GpuContext, MsmError> {
+    pub fn context(&self, knobs: KnobOverrides) -> Result<GpuContext, MsmError> {
         let profile = match self.profile.as_os_str().to_str() {
             Some("auto") => ProfileChoice::Auto,
             Some("off") => ProfileChoice::Off,
             _ => ProfileChoice::File(self.profile.clone()),
         };
-        self.context_with_profile(config, profile)
+        self.context_with_profile(knobs, profile)
     }
 
     /// [`GpuArgs::context`] with the profile given.
-    pub fn context_with_profile(&self, config: MsmConfig, profile: ProfileChoice) -> Result<GpuContext, MsmError> {
+    pub fn context_with_profile(&self, knobs: KnobOverrides, profile: ProfileChoice) -> Result<GpuContext, MsmError> {
         let field_layout = self
             .layout
             .as_deref()
             .map(|n| {
                 FieldLayout::from_name(n).ok_or_else(|| {
-                    MsmError::InvalidConfig(format!("--layout {n}: expected 13x20, 16x16 or 32x8-int64"))
+                    MsmError::invalid_config("--layout", format!("{n}: expected 13x20, 16x16 or 32x8-int64"))
                 })
             })
             .transpose()?;
@@ -148,9 +129,10 @@ impl GpuArgs {
             Some("unrolled") => Some(FieldCode::Unrolled),
             Some("looped") => Some(FieldCode::Looped),
             Some(other) => {
-                return Err(MsmError::InvalidConfig(format!(
-                    "--field-code {other}: expected unrolled or looped"
-                )))
+                return Err(MsmError::invalid_config(
+                    "--field-code",
+                    format!("{other}: expected unrolled or looped"),
+                ))
             }
         };
         let inversion = self
@@ -158,14 +140,14 @@ impl GpuArgs {
             .as_deref()
             .map(|s| {
                 s.parse::<Inversion>()
-                    .map_err(|e| MsmError::InvalidConfig(format!("--inversion: {e}")))
+                    .map_err(|e| MsmError::invalid_config("--inversion", e))
             })
             .transpose()?;
         let ctx = GpuContext::new_blocking(&ContextOptions {
             field_layout,
             adapter_name: self.adapter.clone(),
             timestamps: true,
-            config,
+            knobs,
             field_code,
             inversion,
             pipeline_cache: match &self.pipeline_cache {
@@ -178,17 +160,19 @@ impl GpuArgs {
                 "adapter" => msm_core::LimitsChoice::Adapter,
                 "default" => msm_core::LimitsChoice::WebGpuDefaults,
                 other => {
-                    return Err(MsmError::InvalidConfig(format!(
-                        "--limits: expected adapter or default, got {other:?}"
-                    )))
+                    return Err(MsmError::invalid_config(
+                        "--limits",
+                        format!("expected adapter or default, got {other:?}"),
+                    ))
                 }
             },
             gpu_timeout: match self.gpu_timeout {
                 Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s)),
                 Some(s) => {
-                    return Err(MsmError::InvalidConfig(format!(
-                        "--gpu-timeout: expected a positive number of seconds, got {s}"
-                    )))
+                    return Err(MsmError::invalid_config(
+                        "--gpu-timeout",
+                        format!("expected a positive number of seconds, got {s}"),
+                    ))
                 }
                 None => None,
             },
@@ -218,20 +202,57 @@ pub fn field_line(ctx: &GpuContext) -> String {
     format!("{} ({:?} code, {} inversion)", f.layout, f.code, f.inversion)
 }
 
-/// One line describing the knobs.
+/// One line describing the knobs (those that differ from the defaults).
 pub fn config_line(c: &MsmConfig) -> String {
-    let mut s = format!(
-        "tpb={} pref={} S={} cachedx={} fused={} split={}",
-        c.walker_tpb, c.walker_pref_mem, c.walker_slots, c.walker_cache_dx, c.walker_fused, c.walker_split
-    );
-    if let Some(t) = c.walker_threads {
-        s += &format!(" threads={t}");
+    c.describe()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, FromArgMatches};
+
+    use super::*;
+
+    fn command() -> clap::Command {
+        KnobArgs::augment_args(clap::Command::new("t"))
     }
-    if let Some(w) = c.window_bits {
-        s += &format!(" c={w}");
+
+    /// Every knob of the table is a flag whose help gives its default.
+    #[test]
+    fn every_knob_is_a_flag_with_its_default() {
+        let help = command().render_long_help().to_string();
+        for k in KNOBS {
+            let flag = format!("--{}", k.flag());
+            assert!(help.contains(&flag), "{flag} missing:\n{help}");
+            let default = format!("default {}]", k.default_text());
+            assert!(help.contains(&default), "{}: {default} missing", k.name);
+        }
     }
-    if c.walker_unroll {
-        s += " unroll";
+
+    /// Flags, aliases and `--knob` give only the knobs named; a bad value
+    /// is refused naming the knob.
+    #[test]
+    fn flags_give_only_the_knobs_named() {
+        let parse = |args: &[&str]| {
+            let m = command().try_get_matches_from(args)?;
+            KnobArgs::from_arg_matches(&m)
+        };
+        let a = parse(&[
+            "t",
+            "--wtpb",
+            "128",
+            "-k",
+            "walker_slots=2,reduce=host",
+            "--walker-unroll",
+            "true",
+        ])
+        .unwrap();
+        let given: Vec<&str> = a.overrides.given().map(|(k, _)| k).collect();
+        assert_eq!(given, ["walker_tpb", "walker_slots", "walker_unroll", "reduce"]);
+        let c = a.overrides.over(&MsmConfig::default());
+        assert_eq!((c.walker_tpb, c.walker_slots, c.walker_unroll), (128, 2, true));
+        assert!(parse(&["t"]).unwrap().overrides.is_empty());
+        let e = parse(&["t", "--ws", "many"]).unwrap_err().to_string();
+        assert!(e.contains("walker_slots"), "{e}");
     }
-    s
 }

@@ -44,8 +44,8 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             scalars: scalars.len(),
         });
     }
-    let config = args.knobs.config()?;
-    let ctx = args.gpu.context(config.clone())?;
+    let ctx = args.gpu.context(args.knobs.overrides.clone())?;
+    let config = ctx.config_for(scalars.len());
     let resident = ctx.upload_bases_blocking(&bases)?;
     eprintln!("compiling the GPU pipelines (a first-run cost: seconds on a GPU, up to a minute on a CPU adapter; cached afterwards where the driver allows)...");
     let t = Instant::now();

@@ -155,17 +155,20 @@ struct Row {
 
 pub fn run(args: &Args) -> Result<(), CliError> {
     if args.logn > 26 {
-        return Err(MsmError::InvalidConfig(format!("--logn {}: at most 26", args.logn)).into());
+        return Err(MsmError::invalid_config("--logn", format!("{}: at most 26", args.logn)).into());
     }
     if args.reps == 0 {
-        return Err(MsmError::InvalidConfig("--reps 0: at least 1 timed repetition is needed".into()).into());
+        return Err(MsmError::invalid_config("--reps", "0: at least 1 timed repetition is needed").into());
     }
     let configs = match &args.variants {
         Some(spec) => parse_variants(spec)?,
         None => ladder(),
     };
-    let class: ScalarClass = args.scalars.parse().map_err(MsmError::InvalidConfig)?;
-    let ctx = args.gpu.context(MsmConfig::default())?;
+    let class: ScalarClass = args
+        .scalars
+        .parse()
+        .map_err(|e: String| MsmError::invalid_config("--scalars", e))?;
+    let ctx = args.gpu.context(Default::default())?;
     let n = 1usize << args.logn;
     let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
     msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);

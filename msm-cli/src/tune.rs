@@ -50,19 +50,17 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         .map(|s| {
             s.trim()
                 .parse()
-                .map_err(|_| bad(format!("--sizes: `{s}` is not a number")))
+                .map_err(|_| bad("--sizes", format!("`{s}` is not a number")))
         })
         .collect::<Result<_, _>>()?;
     if sizes.iter().any(|&l| l > 24) || sizes.is_empty() {
-        return Err(bad("--sizes: give log2 sizes up to 24".into()).into());
+        return Err(bad("--sizes", "give log2 sizes up to 24".into()).into());
     }
     let mut ladder = vec![MsmConfig::default()];
     for spec in args.ladder.split(';').map(str::trim).filter(|s| !s.is_empty()) {
         ladder.push(MsmConfig::default().with_knobs(spec)?);
     }
-    let ctx = args
-        .gpu
-        .context_with_profile(MsmConfig::default(), ProfileChoice::Off)?;
+    let ctx = args.gpu.context_with_profile(Default::default(), ProfileChoice::Off)?;
     let layout = ctx.field_layout().to_string();
     let mut profile = Profile::new(ctx.adapter_info(), &layout);
     let max_logn = sizes.iter().copied().max().unwrap_or(0).max(args.crossover_max_logn);
@@ -122,7 +120,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             // warm-up (compiles); a set the adapter refuses is skipped
             match ctx.msm_blocking_with(&resident, &scalars[..n], config) {
                 Ok(r) => check(r.result.into_affine() == want, n, config)?,
-                Err(MsmError::InvalidConfig(_)) | Err(MsmError::BindingTooSmall { .. }) => usable[k] = false,
+                Err(MsmError::InvalidConfig { .. }) | Err(MsmError::BindingTooSmall { .. }) => usable[k] = false,
                 Err(e) => return Err(e.into()),
             }
         }
@@ -193,18 +191,22 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }
     let path = match &args.out {
         Some(p) => p.clone(),
-        None => Profile::default_path(ctx.adapter_info(), &layout)
-            .ok_or_else(|| bad("no config folder (set HOME or XDG_CONFIG_HOME), use --out".into()))?,
+        None => Profile::default_path(ctx.adapter_info(), &layout).ok_or_else(|| {
+            bad(
+                "--out",
+                "no config folder (set HOME or XDG_CONFIG_HOME): give --out".into(),
+            )
+        })?,
     };
     profile
         .save(&path)
-        .map_err(|e| bad(format!("writing {}: {e}", path.display())))?;
+        .map_err(|e| bad("--out", format!("writing {}: {e}", path.display())))?;
     println!("profile written to {}", path.display());
     Ok(())
 }
 
-fn bad(msg: String) -> MsmError {
-    MsmError::InvalidConfig(msg)
+fn bad(option: &str, msg: String) -> MsmError {
+    MsmError::invalid_config(option, msg)
 }
 
 fn check(ok: bool, n: usize, config: &MsmConfig) -> Result<(), MsmError> {

@@ -1,4 +1,5 @@
-//! `MsmConfig`: the knobs of the pipeline and their defaults. The plan derived
+//! `MsmConfig`: the knob table (each knob declared once: type, default,
+//! doc, names, values, range) and the knobs' value types. The plan derived
 //! from them for one input on one adapter is in [`crate::plan`].
 
 /// Where the stream walker keeps its per-slot prefix products.
@@ -41,65 +42,70 @@ pub enum TaskSplit {
     Buckets,
 }
 
-/// The pipeline's knobs. `Default` gives the documented defaults.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct MsmConfig {
+crate::knobs::knob_table! {
     /// Window width c in bits (2..=20). `None`: chosen from n (see
-    /// [`crate::plan::auto_window_bits`]).
-    /// Wider windows mean fewer windows (less walker work) but 2^(c-1) buckets each
-    /// (more reduce work and memory).
-    pub window_bits: Option<u32>,
-    /// Threads per workgroup of the stream walker (default 256): a pipeline
-    /// override constant. The workgroup's slots share one inversion, so more
-    /// threads amortise it further, at the cost of a deeper product tree.
-    pub walker_tpb: u32,
-    /// Where pref_scratch lives (default private).
-    pub walker_pref_mem: PrefMem,
-    /// Slots per walker thread, S (1..=16, default 4): TPB x S additions
-    /// share one inversion. Larger S amortises the inversion and the tree
-    /// further at the cost of registers (or workgroup memory).
-    pub walker_slots: u32,
-    /// Keep each slot's dx for the inverse pass (default on) instead of
-    /// re-gathering x from memory.
-    pub walker_cache_dx: bool,
-    /// Fuse the inverse and peel passes (default off): fewer loads, more live registers.
-    pub walker_fused: bool,
-    /// Write the walker's slot loops out S times (default off): constant slot
-    /// indices let a driver keep slot state in registers instead of local
-    /// memory, at the cost of S copies of the slot code.
-    pub walker_unroll: bool,
-    /// Number of walker threads; `None`: chosen by [`crate::plan`] from the
+    /// [`crate::plan::auto_window_bits`]). Wider windows mean fewer windows
+    /// (less walker work) but 2^(c-1) buckets each (more reduce work and memory).
+    window_bits: Option<u32> = None;
+        camel "windowBits", alias "c", ts "number | \"auto\"", values "2..=20, or auto",
+        shader false, range 2..=20;
+    /// Threads per workgroup of the stream walker: a pipeline override
+    /// constant. The workgroup's slots share one inversion, so more threads
+    /// amortise it further, at the cost of a deeper product tree.
+    walker_tpb: u32 = 256;
+        camel "walkerTpb", alias "wtpb", ts "number", values "threads per workgroup, 1..=adapter limit",
+        shader true, range 1..=u32::MAX;
+    /// Where the walker keeps its prefix products (pref_scratch).
+    walker_pref_mem: PrefMem = PrefMem::Private;
+        camel "walkerPrefMem", alias "prefmem", ts "\"private\" | \"workgroup\"", values "private | workgroup",
+        shader true;
+    /// Slots per walker thread, S. TPB x S additions share one inversion;
+    /// larger S amortises the inversion and the tree further at the cost of
+    /// registers (or workgroup memory).
+    walker_slots: u32 = 4;
+        camel "walkerSlots", alias "ws", ts "number", values "1..=16",
+        shader true, range 1..=16;
+    /// Keep each slot's dx for the inverse pass instead of re-gathering x
+    /// from memory. Natively on; the web defaults turn it off (under Tint it
+    /// halves the walker's occupancy from 2^20 points).
+    walker_cache_dx: bool = true;
+        camel "walkerCacheDx", alias "cachedx", ts "boolean", values "true | false",
+        shader true;
+    /// Fuse the inverse and peel passes. Fewer loads, more live registers.
+    walker_fused: bool = false;
+        camel "walkerFused", alias "fused", ts "boolean", values "true | false",
+        shader true;
+    /// Write the walker's slot loops out S times. Constant slot indices let
+    /// a driver keep slot state in registers instead of local memory, at the
+    /// cost of S copies of the slot code.
+    walker_unroll: bool = false;
+        camel "walkerUnroll", alias "unroll", ts "boolean", values "true | false",
+        shader true;
+    /// Number of walker threads. `None`: chosen by [`crate::plan`] from the
     /// entry count and the adapter (task length, occupancy, loop budget).
-    pub walker_threads: Option<u32>,
-    /// How the walker's tasks follow bucket boundaries (default equal shares).
-    pub walker_split: TaskSplit,
-    /// Per-pass GPU timestamps when the context has them (default off).
-    pub timing: bool,
+    walker_threads: Option<u32> = None;
+        camel "walkerThreads", alias "wthreads", ts "number | \"auto\"", values "a count, or auto",
+        shader false, range 1..=u32::MAX;
+    /// How the walker's tasks follow bucket boundaries: equal shares, or
+    /// aligned to the buckets they start in.
+    walker_split: TaskSplit = TaskSplit::Equal;
+        camel "walkerSplit", alias "split", ts "\"equal\" | \"buckets\"", values "equal | buckets",
+        shader false;
+    /// Per-pass GPU timestamps where the context has them.
+    timing: bool = false;
+        camel "timing", alias "timing", ts "boolean", values "true | false",
+        shader false;
     /// Split an MSM into chunks of at most this many points, summed on the
     /// host. `None`: chunks only where one chunk's buffers would exceed the
     /// adapter's largest binding. Smaller chunks use less GPU memory.
-    pub max_chunk_points: Option<u32>,
-    /// Where the reduce step runs (default auto: the GPU where it compiles).
-    pub reduce: ReduceOn,
-}
-
-impl Default for MsmConfig {
-    fn default() -> Self {
-        MsmConfig {
-            window_bits: None,
-            walker_tpb: 256,
-            walker_pref_mem: PrefMem::Private,
-            walker_slots: 4,
-            walker_cache_dx: true,
-            walker_fused: false,
-            walker_unroll: false,
-            walker_threads: None,
-            walker_split: TaskSplit::Equal,
-            timing: false,
-            max_chunk_points: None,
-            reduce: ReduceOn::Auto,
-        }
-    }
+    max_chunk_points: Option<u32> = None;
+        camel "maxChunkPoints", alias "chunk", ts "number | \"auto\"", values "a count, or auto",
+        shader false, range 1..=u32::MAX;
+    /// Where the bucket sums become window sums. `auto`: the GPU where the
+    /// reduce shader compiles (the host on SwiftShader).
+    reduce: ReduceOn = ReduceOn::Auto;
+        camel "reduce", alias "reduce", ts "\"auto\" | \"gpu\" | \"host\"", values "auto | gpu | host",
+        shader false;
 }
 
 impl MsmConfig {

@@ -41,8 +41,11 @@ pub enum MsmError {
          (a shorter scalar vector uses the first bases)"
     )]
     LengthMismatch { bases: usize, scalars: usize },
-    #[error("invalid configuration: {0}")]
-    InvalidConfig(String),
+    /// A knob or option the caller gave is refused: `knob` names it (a
+    /// knob's field name, or an option such as `field_layout`), `reason`
+    /// says why.
+    #[error("invalid {knob}: {reason}")]
+    InvalidConfig { knob: String, reason: String },
     /// Bases uploaded through another context (each context owns its device
     /// and buffers).
     #[error("these bases were uploaded through another context; upload them through this one")]
@@ -78,4 +81,14 @@ pub enum MsmError {
     },
     #[error("the GPU returned a value that is not a reduced field element (a shader bug)")]
     CorruptResult,
+}
+
+impl MsmError {
+    /// An [`MsmError::InvalidConfig`] naming `knob`.
+    pub fn invalid_config(knob: &str, reason: impl Into<String>) -> Self {
+        MsmError::InvalidConfig {
+            knob: knob.to_string(),
+            reason: reason.into(),
+        }
+    }
 }

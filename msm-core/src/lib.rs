@@ -40,6 +40,7 @@ pub use engine::profile::{Profile, ProfileChoice, ProfileSource};
 pub use engine::{Backend, Engine, EngineBases, EngineOptions, Route};
 pub use error::MsmError;
 pub use host_bytes::HostBytes;
+pub use knobs::KnobOverrides;
 pub use msm::{MsmBatchRun, MsmRun, MsmTimings, Scalars};
 pub use msm_wgsl::{FieldCode, FieldLayout, Inversion};
 pub use passes::Pass;

@@ -201,8 +201,8 @@ impl AdapterBounds {
     }
 }
 
-fn invalid(msg: String) -> MsmError {
-    MsmError::InvalidConfig(msg)
+fn invalid(knob: &str, msg: String) -> MsmError {
+    MsmError::invalid_config(knob, msg)
 }
 
 impl MsmConfig {
@@ -211,26 +211,19 @@ impl MsmConfig {
         let n32 = u32::try_from(n)
             .ok()
             .filter(|&v| v < (1 << 31))
-            .ok_or_else(|| invalid(format!("{n} points: at most 2^31 - 1 are supported")))?;
-        if self.max_chunk_points == Some(0) {
-            return Err(invalid("max_chunk_points = 0: must be at least 1".into()));
-        }
+            .ok_or_else(|| invalid("points", format!("{n} points: at most 2^31 - 1 are supported")))?;
+        self.check_ranges()?;
         let c = self
             .window_bits
             .unwrap_or_else(|| auto_window_bits_for(n, bounds.field_int64));
-        if !(2..=20).contains(&c) {
-            return Err(invalid(format!("window_bits = {c}: must be in 2..=20")));
-        }
         let s = self.walker_slots;
-        if !(1..=16).contains(&s) {
-            return Err(invalid(format!("walker_slots = {s}: must be in 1..=16")));
-        }
         let tpb = self.walker_tpb;
         let max_tpb = bounds.max_workgroup_size_x.min(bounds.max_invocations_per_workgroup);
         if tpb == 0 || tpb > max_tpb {
-            return Err(invalid(format!(
-                "walker_tpb = {tpb}: the adapter allows 1..={max_tpb} threads per workgroup"
-            )));
+            return Err(invalid(
+                "walker_tpb",
+                format!("walker_tpb = {tpb}: the adapter allows 1..={max_tpb} threads per workgroup"),
+            ));
         }
         let need = stream_walker::workgroup_bytes(self);
         if need > bounds.max_workgroup_storage as u64 {
@@ -239,11 +232,14 @@ impl MsmConfig {
             } else {
                 "lower walker_tpb"
             };
-            return Err(invalid(format!(
-                "walker_tpb = {tpb} with walker_slots = {s} and {:?} pref memory needs {need} bytes of workgroup \
+            return Err(invalid(
+                "walker_tpb",
+                format!(
+                    "walker_tpb = {tpb} with walker_slots = {s} and {:?} pref memory needs {need} bytes of workgroup \
                  memory (the inversion tree, and pref_scratch if in workgroup memory); the adapter has {}: {hint}",
-                self.walker_pref_mem, bounds.max_workgroup_storage
-            )));
+                    self.walker_pref_mem, bounds.max_workgroup_storage
+                ),
+            ));
         }
         let windows = 255u32.div_ceil(c);
         let buckets = 1u32 << (c - 1);
@@ -264,7 +260,6 @@ impl MsmConfig {
         .max(1);
         let max_tasks = (walker_combine::BLOCK as u64).pow(walker_combine::MAX_LEVELS + 1);
         let threads = match self.walker_threads {
-            Some(0) => return Err(invalid("walker_threads = 0: must be at least 1".into())),
             Some(t) => t,
             None => {
                 let s64 = s as u64;
@@ -286,9 +281,10 @@ impl MsmConfig {
             .checked_mul(s)
             .filter(|&k| k as u64 <= max_tasks)
             .ok_or_else(|| {
-                invalid(format!(
-                    "walker_threads = {threads} times walker_slots = {s} exceeds {max_tasks} walker tasks"
-                ))
+                invalid(
+                    "walker_threads",
+                    format!("walker_threads = {threads} times walker_slots = {s} exceeds {max_tasks} walker tasks"),
+                )
             })?;
         // reduce's windows kernel sums at most win_wg groups of WG segments
         let win_wg = bounds.reduce_win_wg();
@@ -312,12 +308,15 @@ impl MsmConfig {
             } else {
                 "window_bits"
             };
-            return Err(invalid(format!(
-                "this adapter stops loops after 65,535 iterations per invocation: with {tasks} walker tasks a \
+            return Err(invalid(
+                culprit,
+                format!(
+                    "this adapter stops loops after 65,535 iterations per invocation: with {tasks} walker tasks a \
                  slot may walk {} entries (at most {} with these knobs); change {culprit}",
-                plan.max_task_len(),
-                bounds.walker_max_steps(self)
-            )));
+                    plan.max_task_len(),
+                    bounds.walker_max_steps(self)
+                ),
+            ));
         }
         let record = crate::layout::POINT_RECORD_BYTES as u64;
         for (what, bytes) in [

@@ -53,7 +53,7 @@ fn routes_by_size_and_agrees_with_arkworks() {
 fn context(profile: ProfileChoice, config: MsmConfig) -> GpuContext {
     GpuContext::new_blocking(&ContextOptions {
         profile,
-        config,
+        knobs: config.into(),
         ..Default::default()
     })
     .unwrap()
@@ -93,8 +93,17 @@ fn profiles_apply_only_where_they_fit() {
         walker_slots: 2,
         ..Default::default()
     };
-    let mine = context(ProfileChoice::File(good), explicit.clone());
+    let mine = context(ProfileChoice::File(good.clone()), explicit.clone());
     assert_eq!(mine.config_for(2000), explicit, "explicit knobs win");
+    // knob by knob: a knob given leaves the profile's other knobs alone
+    let timing = MsmConfig {
+        timing: true,
+        ..Default::default()
+    };
+    let timed = context(ProfileChoice::File(good), timing);
+    let c = timed.config_for(2000);
+    assert_eq!((c.walker_slots, c.timing), (8, true), "{c:?}");
+    assert_eq!(timed.config_for(100), timed.config());
 
     let corrupt = dir.join("corrupt.json");
     std::fs::write(&corrupt, "{ not json").unwrap();

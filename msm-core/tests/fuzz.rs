@@ -119,7 +119,7 @@ fn bounds() -> impl Strategy<Value = AdapterBounds> {
 fn typed(e: &MsmError) -> bool {
     matches!(
         e,
-        MsmError::InvalidConfig(_) | MsmError::BindingTooSmall { .. } | MsmError::OutOfMemory { .. }
+        MsmError::InvalidConfig { .. } | MsmError::BindingTooSmall { .. } | MsmError::OutOfMemory { .. }
     )
 }
 
@@ -139,12 +139,17 @@ proptest! {
                     back.set(name, &text).unwrap();
                     prop_assert_eq!(&back, &c, "{} = {:?} printed as {:?}", name, value, text);
                 }
-                Err(MsmError::InvalidConfig(m)) => prop_assert!(!m.is_empty()),
+                Err(MsmError::InvalidConfig { knob, reason }) => {
+                    // the knob's field name, or the unknown name as given
+                    let named = msm_core::knobs::knob(name).map_or(name.as_str(), |k| k.name);
+                    prop_assert_eq!(knob, named);
+                    prop_assert!(!reason.is_empty());
+                }
                 Err(e) => prop_assert!(false, "{name} = {value:?}: untyped error {e:?}"),
             }
         }
         match MsmConfig::default().with_knobs(&spec) {
-            Ok(_) | Err(MsmError::InvalidConfig(_)) => {}
+            Ok(_) | Err(MsmError::InvalidConfig { .. }) => {}
             Err(e) => prop_assert!(false, "with_knobs({spec:?}): {e:?}"),
         }
     }

@@ -49,7 +49,7 @@ impl MsmContext {
     ) -> Result<MsmContext, JsError> {
         let options: ContextOptions = from_js(options, "ContextOptions")?;
         let core = options.to_core().map_err(js_error)?;
-        let config = core.config.clone();
+        let config = core.knobs.over(&MsmConfig::default());
         let ctx = GpuContext::new(&core).await.map_err(js_error)?;
         Ok(MsmContext {
             ctx: Rc::new(ctx),
@@ -153,12 +153,7 @@ impl MsmContext {
                     MsmError::InvalidBase { index, defect } => js_error(encoding::base_error(what, index, defect)),
                     e => js_error(format!("{what}: {e}")),
                 })?;
-            let owner = Rc::as_ptr(&ctx) as usize;
-            Ok(Bases {
-                inner: Rc::new(inner),
-                owner,
-            }
-            .into())
+            Ok(Bases { inner: Rc::new(inner) }.into())
         })
     }
 
@@ -244,7 +239,7 @@ impl MsmContext {
         options: JsValue,
         batch: bool,
     ) -> Result<Prepared, JsError> {
-        let config = self.call_config(bases, options)?;
+        let config = self.call_config(options)?;
         let mut out = Vec::with_capacity(vectors.len());
         for (i, v) in vectors.into_iter().enumerate() {
             let name = if batch {
@@ -268,11 +263,9 @@ impl MsmContext {
         Ok((bases.inner.clone(), out, config))
     }
 
-    /// The knobs of one call on `bases` (which must be this context's).
-    fn call_config(&self, bases: &Bases, options: JsValue) -> Result<MsmConfig, JsError> {
-        if bases.owner != Rc::as_ptr(&self.ctx) as usize {
-            return Err(js_error("these bases were uploaded through another MsmContext"));
-        }
+    /// The knobs of one call (msm-core's checks, the owner of the bases
+    /// among them, run when the call starts).
+    fn call_config(&self, options: JsValue) -> Result<MsmConfig, JsError> {
         let options: MsmOptions = from_js(options, "MsmOptions")?;
         options.apply(&self.config.borrow()).map_err(js_error)
     }
@@ -298,7 +291,6 @@ type Prepared = (Rc<msm_core::Bases>, Vec<(js_sys::Uint8Array, usize)>, MsmConfi
 #[wasm_bindgen]
 pub struct Bases {
     inner: Rc<msm_core::Bases>,
-    owner: usize,
 }
 
 #[wasm_bindgen]

@@ -5,41 +5,14 @@
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
+/// The knobs' TypeScript interface, `MsmOptions`: generated from msm-core's
+/// knob table (`typescript_interface`, web defaults) into `knobs.d.ts`; a
+/// test holds the file to the table (`MSM_BLESS=1` rewrites it).
+#[wasm_bindgen(typescript_custom_section)]
+const TS_KNOBS: &str = include_str!("knobs.d.ts");
+
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-/**
- * Knobs of an MSM; keys left out keep the context's values. Keys are the
- * camelCase (or snake_case) knob names; values may also be given as strings
- * (as URL parameters are), "auto" for automatic choices. See docs/design.md.
- */
-export interface MsmOptions {
-  /** Window width in bits (2..=20); default: chosen from the input size. */
-  windowBits?: number | "auto";
-  /** Stream-walker threads per workgroup (default 256, at most the device's limit). */
-  walkerTpb?: number;
-  /** Where the walker keeps prefix products (default "private"). */
-  walkerPrefMem?: "private" | "workgroup";
-  /** Walker slots per thread, 1..=16 (default 4); a workgroup's slots share one inversion. */
-  walkerSlots?: number;
-  /** Keep dx for the inverse pass (default false here: under Dawn/Tint the cache
-   * halves the walker's occupancy from 2^20 points; natively it is on). */
-  walkerCacheDx?: boolean;
-  /** Write the walker's slot loops out (default false; measured slower). */
-  walkerUnroll?: boolean;
-  /** Fuse the walker's inverse and peel passes (default false). */
-  walkerFused?: boolean;
-  /** Walker threads; default: planned from the input size. */
-  walkerThreads?: number | "auto";
-  /** Walker tasks: "equal" shares (default) or aligned to "buckets". */
-  walkerSplit?: "equal" | "buckets";
-  /** Per-pass GPU timings in the result, where timestamp-query exists (default false). */
-  timing?: boolean;
-  /** Split MSMs into chunks of at most this many points. */
-  maxChunkPoints?: number;
-  /** Where buckets become window sums (default "auto": the GPU, the CPU on SwiftShader). */
-  reduce?: "auto" | "gpu" | "host";
-}
-
 export interface ContextOptions {
   /** Field limb layout; default "13x20" (WebGPU has no 64-bit integers). */
   fieldLayout?: "13x20" | "16x16" | "32x8-int64";
@@ -142,4 +115,21 @@ pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
         .ok()
         .and_then(|s| js_sys::JSON::parse(&s).ok())
         .unwrap_or(JsValue::UNDEFINED)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The TypeScript knob types say what the knob table says.
+    #[test]
+    fn typescript_knobs_are_the_tables() {
+        let want = msm_core::knobs::typescript_interface(&msm_core::MsmConfig::web());
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/knobs.d.ts");
+        if std::env::var_os("MSM_BLESS").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        assert!(
+            include_str!("knobs.d.ts") == want,
+            "msm-wasm/src/knobs.d.ts is stale: rerun this test with MSM_BLESS=1"
+        );
+    }
 }

@@ -118,7 +118,8 @@ impl ContextOptions {
             inversion,
             adapter_name: None,
             timestamps: self.timestamps.unwrap_or(true),
-            config,
+            // no profile on the web: every knob is the context's own
+            knobs: msm_core::KnobOverrides::every(&config),
             pipeline_cache: msm_core::PipelineCacheDir::Off,
             // no config folder in a browser
             profile: msm_core::ProfileChoice::Off,
@@ -175,11 +176,12 @@ mod tests {
                 .unwrap();
         let core = ctx.to_core().unwrap();
         assert_eq!(core.field_layout, Some(FieldLayout::Limbs16x16));
-        assert_eq!(core.config.walker_slots, 2);
+        let config = core.knobs.over(&MsmConfig::default());
+        assert_eq!(config.walker_slots, 2);
         // the browser's defaults (Tint-compiled WGSL), knobs applied over them
-        assert!(!core.config.walker_cache_dx);
+        assert!(!config.walker_cache_dx);
         assert_eq!(
-            core.config,
+            config,
             MsmConfig {
                 walker_slots: 2,
                 ..MsmConfig::web()

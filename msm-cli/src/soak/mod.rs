@@ -14,7 +14,6 @@ use std::time::Instant;
 
 use ark_ec::CurveGroup;
 use indicatif::{ProgressBar, ProgressStyle};
-use msm_core::knobs::KNOBS;
 use msm_core::{cpu, GpuContext, MsmConfig, MsmError, Scalars};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -25,7 +24,7 @@ use crate::knobs::{adapter_line, field_line, GpuArgs};
 
 mod draw;
 
-use draw::{bases_of, below, scalars_of, shader_set, Draw, SHADER_KNOBS};
+use draw::{bases_of, below, scalars_of, shader_knobs, shader_set, Draw};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -105,10 +104,7 @@ fn run_one(ctx: &GpuContext, d: &Draw, seed: u64, rng: &mut ChaCha20Rng) -> (Out
         Ok(run) if run.result.into_affine() == want.into_affine() => Outcome::Ok,
         Ok(_) => Outcome::Mismatch,
         Err(MsmError::BindingTooSmall { what, .. }) => Outcome::Refused(format!("binding ({what})")),
-        Err(MsmError::InvalidConfig(msg)) => {
-            let knob = KNOBS.iter().map(|k| k.name).find(|k| msg.contains(k));
-            Outcome::Refused(knob.unwrap_or("other").to_string())
-        }
+        Err(MsmError::InvalidConfig { knob, .. }) => Outcome::Refused(knob),
         Err(e) => Outcome::Error(e),
     };
     (outcome, gpu_s, cpu_s)
@@ -260,7 +256,7 @@ struct Summary {
 }
 
 pub fn run(args: &Args) -> Result<(), CliError> {
-    let ctx = args.gpu.context(MsmConfig::default())?;
+    let ctx = args.gpu.context(Default::default())?;
     let l = ctx.limits();
     let max_tpb = l
         .max_compute_workgroup_size_x
@@ -271,7 +267,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         .map(|i| {
             if i == 0 {
                 let d = MsmConfig::default();
-                SHADER_KNOBS.iter().map(|&k| (k, d.get(k).unwrap())).collect()
+                shader_knobs().map(|k| (k, d.get(k).unwrap())).collect()
             } else {
                 shader_set(&mut sets_rng, max_tpb)
             }

@@ -26,6 +26,7 @@ pub use waiter::DEFAULT_GPU_TIMEOUT;
 use crate::config::{MsmConfig, ReduceOn};
 use crate::engine::profile::{self, Profile, ProfileChoice, ProfileSource};
 use crate::error::MsmError;
+use crate::knobs::KnobOverrides;
 use crate::plan::AdapterBounds;
 
 /// How to pick the adapter and the field module.
@@ -37,8 +38,10 @@ pub struct ContextOptions {
     pub adapter_name: Option<String>,
     /// Ask for GPU timestamp queries when the adapter has them (per-pass timings).
     pub timestamps: bool,
-    /// The knobs [`GpuContext::msm`] uses.
-    pub config: MsmConfig,
+    /// The knobs [`GpuContext::msm`] uses, each over the tuned profile's
+    /// value (or the default) for the call's size; `MsmConfig`s convert
+    /// (the knobs that differ from the defaults).
+    pub knobs: KnobOverrides,
     /// How the field multiplication is written; `None` picks
     /// [`default_field_code`] for the adapter.
     pub field_code: Option<FieldCode>,
@@ -47,8 +50,8 @@ pub struct ContextOptions {
     /// Where compiled pipelines persist across processes (where the adapter
     /// has a pipeline cache).
     pub pipeline_cache: PipelineCacheDir,
-    /// Which tuned profile fills in the knobs `config` leaves at their
-    /// defaults (`msm-cli tune` writes them).
+    /// Which tuned profile fills in the knobs `knobs` does not give
+    /// (`msm-cli tune` writes them).
     pub profile: ProfileChoice,
     /// The device limits to request.
     pub limits: LimitsChoice,
@@ -110,9 +113,8 @@ pub struct GpuContext {
     pub(crate) results: Mutex<Vec<wgpu::Buffer>>,
     /// Mapped staging buffers for scalars, pooled across calls.
     pub(crate) staging: Mutex<Vec<crate::msm::Staging>>,
-    pub(crate) config: MsmConfig,
-    /// The caller gave knobs: a profile does not touch them.
-    config_explicit: bool,
+    /// The caller's knobs, over the profile's.
+    knobs: KnobOverrides,
     profile: Option<Profile>,
     profile_source: ProfileSource,
     timestamps: bool,
@@ -214,8 +216,7 @@ impl GpuContext {
         };
         let mut ctx = Self::build(device, queue, info, field, timestamps, &opts.pipeline_cache)?;
         ctx.gpu_timeout = opts.gpu_timeout.unwrap_or(waiter::DEFAULT_GPU_TIMEOUT);
-        ctx.config = opts.config.clone();
-        ctx.config_explicit = opts.config != MsmConfig::default();
+        ctx.knobs = opts.knobs.clone();
         ctx.load_profile(&opts.profile);
         ctx._instance = Some((instance, adapter));
         let sink = ctx.device_error.clone();
@@ -270,10 +271,13 @@ impl GpuContext {
             });
         }
         if !field.inversion.supports(field.layout) {
-            return Err(MsmError::InvalidConfig(format!(
-                "the {} inversion needs 64-bit shader integers; layout {} has none",
-                field.inversion, field.layout
-            )));
+            return Err(MsmError::invalid_config(
+                "inversion",
+                format!(
+                    "the {} inversion needs 64-bit shader integers; layout {} has none",
+                    field.inversion, field.layout
+                ),
+            ));
         }
         let timestamps = timestamps && device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let tag = format!("{}-{:?}-{}", field.layout, field.code, field.inversion).to_lowercase();
@@ -294,8 +298,7 @@ impl GpuContext {
             scratch: Mutex::default(),
             results: Mutex::default(),
             staging: Mutex::default(),
-            config: Default::default(),
-            config_explicit: false,
+            knobs: KnobOverrides::new(),
             profile: None,
             profile_source: ProfileSource::BuiltIn { class, ignored: None },
             timestamps,
@@ -319,24 +322,35 @@ impl GpuContext {
         self.gpu_timeout = timeout;
     }
 
-    /// The knobs [`GpuContext::msm`] uses.
-    pub fn config(&self) -> &MsmConfig {
-        &self.config
+    /// The knobs the caller gave this context.
+    pub fn knobs(&self) -> &KnobOverrides {
+        &self.knobs
     }
 
-    /// Replaces the knobs [`GpuContext::msm`] uses (a profile no longer applies).
+    /// Replaces the knobs the caller gives (each still over the profile's).
+    pub fn set_knobs(&mut self, knobs: KnobOverrides) {
+        self.knobs = knobs;
+    }
+
+    /// Replaces every knob [`GpuContext::msm`] uses (no profile knob applies).
     pub fn set_config(&mut self, config: MsmConfig) {
-        self.config = config;
-        self.config_explicit = true;
+        self.knobs = KnobOverrides::every(&config);
     }
 
-    /// The knobs [`GpuContext::msm`] uses for `n` points: the caller's when
-    /// it gave any, else the tuned profile's for that size, else the defaults.
+    /// The knobs [`GpuContext::msm`] uses without a size in view: the
+    /// caller's over the defaults.
+    pub fn config(&self) -> MsmConfig {
+        self.knobs.over(&MsmConfig::default())
+    }
+
+    /// The knobs [`GpuContext::msm`] uses for `n` points: each knob the
+    /// caller gave, else the tuned profile's for that size, else the default.
     pub fn config_for(&self, n: usize) -> MsmConfig {
-        match (&self.profile, self.config_explicit) {
-            (Some(p), false) => p.config_for(n),
-            _ => self.config.clone(),
-        }
+        let base = match &self.profile {
+            Some(p) => p.config_for(n),
+            None => MsmConfig::default(),
+        };
+        self.knobs.over(&base)
     }
 
     /// Where this context's default knobs come from.

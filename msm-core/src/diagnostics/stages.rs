@@ -47,10 +47,13 @@ pub struct MsmStages {
 fn single_part(bases: &Bases) -> Result<&BasePart, MsmError> {
     match bases.parts.as_slice() {
         [part] => Ok(part),
-        parts => Err(MsmError::InvalidConfig(format!(
-            "these bases are split into {} parts; per-pass runs need bases in one part",
-            parts.len()
-        ))),
+        parts => Err(MsmError::invalid_config(
+            "bases",
+            format!(
+                "these bases are split into {} parts; per-pass runs need bases in one part",
+                parts.len()
+            ),
+        )),
     }
 }
 
@@ -58,7 +61,10 @@ impl GpuContext {
     fn check_stage_inputs(&self, bases: &Bases, scalars: &[Fr]) -> Result<(), MsmError> {
         self.check_inputs(bases, scalars.len())?;
         if scalars.is_empty() {
-            return Err(MsmError::InvalidConfig("per-pass runs need at least one point".into()));
+            return Err(MsmError::invalid_config(
+                "points",
+                "per-pass runs need at least one point",
+            ));
         }
         Ok(())
     }
@@ -74,7 +80,7 @@ impl GpuContext {
         passes: usize,
     ) -> Result<(), MsmError> {
         if !(1..=4).contains(&passes) {
-            return Err(MsmError::InvalidConfig(format!("passes = {passes}: expected 1..=4")));
+            return Err(MsmError::invalid_config("passes", format!("{passes}: expected 1..=4")));
         }
         self.check_stage_inputs(bases, scalars)?;
         let part = single_part(bases)?;

@@ -2,9 +2,10 @@
 //! the CPU/GPU crossover on one adapter and writes a profile to the user's
 //! config folder; a context loads the profile of its adapter, driver and
 //! field layout, and otherwise uses the built-in defaults of its adapter
-//! class. A profile only fills in knobs the caller did not give: any explicit
-//! config wins. A corrupt profile, or one from another adapter or driver, is
-//! ignored with a warning, never an error.
+//! class. A profile fills in the knobs the caller did not give, knob by
+//! knob: each knob given (`ContextOptions::knobs`) wins over the profile's.
+//! A corrupt profile, or one from another adapter or driver, is ignored
+//! with a warning, never an error.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

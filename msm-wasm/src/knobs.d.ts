@@ -1,0 +1,32 @@
+/**
+ * Knobs of an MSM; keys left out keep the context's values. Keys are the
+ * camelCase (or snake_case) knob names; values may also be given as strings
+ * (as URL parameters are), "auto" for automatic choices. Generated from
+ * msm-core's knob table.
+ */
+export interface MsmOptions {
+  /** Window width c in bits (2..=20). Default: auto. */
+  windowBits?: number | "auto";
+  /** Threads per workgroup of the stream walker: a pipeline override constant. Default: 256. */
+  walkerTpb?: number;
+  /** Where the walker keeps its prefix products (pref_scratch). Default: private. */
+  walkerPrefMem?: "private" | "workgroup";
+  /** Slots per walker thread, S. Default: 4. */
+  walkerSlots?: number;
+  /** Keep each slot's dx for the inverse pass instead of re-gathering x from memory. Default: false. */
+  walkerCacheDx?: boolean;
+  /** Fuse the inverse and peel passes. Default: false. */
+  walkerFused?: boolean;
+  /** Write the walker's slot loops out S times. Default: false. */
+  walkerUnroll?: boolean;
+  /** Number of walker threads. Default: auto. */
+  walkerThreads?: number | "auto";
+  /** How the walker's tasks follow bucket boundaries: equal shares, or aligned to the buckets they start in. Default: equal. */
+  walkerSplit?: "equal" | "buckets";
+  /** Per-pass GPU timestamps where the context has them. Default: false. */
+  timing?: boolean;
+  /** Split an MSM into chunks of at most this many points, summed on the host. Default: auto. */
+  maxChunkPoints?: number | "auto";
+  /** Where the bucket sums become window sums. Default: auto. */
+  reduce?: "auto" | "gpu" | "host";
+}
