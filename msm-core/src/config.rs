@@ -44,7 +44,7 @@ pub enum TaskSplit {
 
 crate::knobs::knob_table! {
     /// Window width c in bits (2..=20). `None`: chosen from n (see
-    /// [`crate::plan::auto_window_bits`]). Wider windows mean fewer windows
+    /// `crate::plan::auto_window_bits`). Wider windows mean fewer windows
     /// (less walker work) but 2^(c-1) buckets each (more reduce work and memory).
     window_bits: Option<u32> = None;
         camel "windowBits", alias "c", ts "number | \"auto\"", values "2..=20, or auto",
@@ -81,7 +81,7 @@ crate::knobs::knob_table! {
     walker_unroll: bool = false;
         camel "walkerUnroll", alias "unroll", ts "boolean", values "true | false",
         shader true;
-    /// Number of walker threads. `None`: chosen by [`crate::plan`] from the
+    /// Number of walker threads. `None`: chosen by `crate::plan` from the
     /// entry count and the adapter (task length, occupancy, loop budget).
     walker_threads: Option<u32> = None;
         camel "walkerThreads", alias "wthreads", ts "number | \"auto\"", values "a count, or auto",

@@ -1,47 +1,106 @@
 //! BN254 multi-scalar multiplication on wgpu.
 //!
-//! [`GpuContext`] owns the device, the shader library for one field layout,
-//! the passes' bind-group layouts and caches of pipelines and per-plan
-//! scratch; build it once. [`passes`] holds one module per GPU pass (bindings,
-//! kernels, dispatch sizes) beside its WGSL file; [`cpu`] the arkworks
-//! reference, each pass's CPU twin and the operation counts of a plan;
-//! [`plan`] derives a plan from the knobs in [`config`]; [`diagnostics`] runs
-//! the field and curve primitives and single passes on the GPU for tests and
-//! measurements; [`repr`] converts between arkworks values and the GPU's
-//! packed form; [`sample`] makes seeded inputs; [`headless`] keeps Vulkan
-//! start-up quiet where there is no display session.
+//! The whole surface a prover uses:
+//!
+//! | | |
+//! | --- | --- |
+//! | [`Engine`], [`EngineOptions`], [`EngineBases`], [`Backend`], [`Route`] | MSMs routed between arkworks on the CPU and the GPU |
+//! | [`GpuContext`], [`ContextOptions`], [`LimitsChoice`], [`PipelineCacheDir`], [`ProfileChoice`], [`ProfileSource`], [`AdapterClass`], [`FieldOptions`], [`list_adapters`] | one adapter's device, shaders and caches |
+//! | [`Bases`], [`HostBytes`], [`BaseFormat`], [`BaseDefect`] | resident bases, uploaded once (from points or bytes) |
+//! | [`Scalars`], [`MsmRun`], [`MsmBatchRun`], [`MsmTimings`] | inputs and results |
+//! | [`MsmConfig`], [`KnobOverrides`], [`PrefMem`], [`ReduceOn`], [`TaskSplit`], [`knobs`] | the knobs, as data |
+//! | [`FieldLayout`], [`FieldCode`], [`Inversion`] | the field module's choices |
+//! | [`MsmError`] | everything that can fail, typed |
+//!
+//! ```no_run
+//! use ark_bn254::{Fr, G1Affine};
+//! use msm_core::{Engine, EngineOptions};
+//!
+//! # fn main() -> Result<(), msm_core::MsmError> {
+//! let points = vec![G1Affine::default(); 1 << 16];
+//! let (s1, s2) = (vec![Fr::from(3u64); 1 << 16], vec![Fr::from(5u64); 1 << 10]);
+//! // the GPU above the crossover, arkworks below (and where no adapter works)
+//! let engine = Engine::new_blocking(&EngineOptions::default())?;
+//! let bases = engine.upload_bases_blocking(&points)?; // once: resident
+//! let q = engine.msm_blocking(&bases, &s1)?; // or `engine.msm(..).await`
+//! let qs = engine.msm_batch_blocking(&bases, &[&s1, &s2])?; // shorter vectors use the first bases
+//! # let _ = (q, qs);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! `docs/api.md` has the same on one page. The `diagnostics` feature (the CLI, the tests, the benches turn it on)
+//! makes the internals public: `passes` (one module per GPU pass beside its
+//! WGSL file), `cpu` (the arkworks reference, each pass's CPU twin and the
+//! operation counts of a plan), `plan`, `diagnostics` (field and curve
+//! primitives and single passes on the GPU), `repr`, `sample`, `headless`
+//! and the context's counters and test hooks.
+
+/// A method public with the `diagnostics` feature, crate-private without.
+macro_rules! diagnostics_pub {
+    ($(#[$m:meta])* async fn $($rest:tt)+) => {
+        #[cfg(feature = "diagnostics")]
+        $(#[$m])* pub async fn $($rest)+
+        #[cfg(not(feature = "diagnostics"))]
+        $(#[$m])* #[allow(dead_code)] pub(crate) async fn $($rest)+
+    };
+    ($(#[$m:meta])* fn $($rest:tt)+) => {
+        #[cfg(feature = "diagnostics")]
+        $(#[$m])* pub fn $($rest)+
+        #[cfg(not(feature = "diagnostics"))]
+        $(#[$m])* #[allow(dead_code)] pub(crate) fn $($rest)+
+    };
+}
+
+/// Modules public with the `diagnostics` feature, private without it (where
+/// their test hooks and counters go unused).
+macro_rules! diagnostics_modules {
+    ($($name:ident),+ $(,)?) => {$(
+        #[cfg(feature = "diagnostics")]
+        pub mod $name;
+        #[cfg(not(feature = "diagnostics"))]
+        #[allow(dead_code, unused_imports)]
+        mod $name;
+    )+};
+}
+
+diagnostics_modules!(config, context, cpu, engine, error, layout, msm, passes, plan, repr);
 
 mod bases;
-pub mod config;
-pub mod context;
-pub mod cpu;
-pub mod diagnostics;
-pub mod engine;
-pub mod error;
-pub mod headless;
 mod host_bytes;
 pub mod knobs;
-pub mod layout;
-pub mod msm;
-pub mod passes;
-pub mod plan;
-pub mod repr;
+
+/// Field and curve primitives and single passes on the GPU (tests, benches).
+#[cfg(feature = "diagnostics")]
+pub mod diagnostics;
+/// Start-up of the binaries where there is no display session.
+#[cfg(feature = "diagnostics")]
+pub mod headless;
+/// Seeded inputs and adversarial classes.
+#[cfg(any(feature = "diagnostics", test))]
 pub mod sample;
 
-pub use bases::{base_part_points, Bases, BASE_BYTES};
+pub use bases::Bases;
 pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
-pub use context::{
-    default_field_code, default_inversion, default_layout, is_swiftshader, list_adapters, msm_memory_on, AdapterClass,
-    CompileRecord, ContextOptions, CreatedObjects, GpuContext, LimitsChoice, LiveMemory, MsmMemory, PipelineCacheDir,
-};
+pub use context::{list_adapters, AdapterClass, ContextOptions, GpuContext, LimitsChoice, PipelineCacheDir};
 pub use cpu::bases::{BaseDefect, BaseFormat};
-pub use diagnostics::MsmStages;
-pub use engine::profile::{Profile, ProfileChoice, ProfileSource};
+pub use engine::profile::{ProfileChoice, ProfileSource};
 pub use engine::{Backend, Engine, EngineBases, EngineOptions, Route};
 pub use error::MsmError;
 pub use host_bytes::HostBytes;
 pub use knobs::KnobOverrides;
 pub use msm::{MsmBatchRun, MsmRun, MsmTimings, Scalars};
-pub use msm_wgsl::{FieldCode, FieldLayout, Inversion};
-pub use passes::Pass;
-pub use plan::Plan;
+pub use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion};
+
+#[cfg(feature = "diagnostics")]
+pub use {
+    bases::{base_part_points, BASE_BYTES},
+    context::{
+        default_field_code, default_inversion, default_layout, is_swiftshader, msm_memory_on, CompileRecord,
+        CreatedObjects, LiveMemory, MsmMemory,
+    },
+    diagnostics::MsmStages,
+    engine::profile::Profile,
+    passes::Pass,
+    plan::Plan,
+};

@@ -33,6 +33,8 @@ pub struct FieldRepr {
     r_inv: Fq,
 }
 
+// `self` is the layout's constants and the value the argument, as in a codec
+#[allow(clippy::wrong_self_convention)]
 impl FieldRepr {
     pub fn new(layout: FieldLayout) -> Self {
         let r = Fq::from(2u64).pow([layout.r_bits() as u64]);

@@ -33,67 +33,69 @@ impl GpuContext {
     /// and checks them on the GPU. Fails with [`MsmError::InvalidBase`]
     /// naming the first point that is not canonical, not on the curve or
     /// not in the format's one encoding; with [`MsmError::OutOfMemory`] or
-    /// [`MsmError::DeviceLost`] as [`GpuContext::try_upload_bases`] does.
+    /// [`MsmError::DeviceLost`] as [`GpuContext::upload_bases`] does.
     pub async fn upload_bases_bytes(&self, bytes: HostBytes<'_>, format: BaseFormat) -> Result<Bases, MsmError> {
         self.upload_bases_bytes_with(bytes, format, usize::MAX, usize::MAX)
             .await
     }
 
-    /// [`GpuContext::upload_bases_bytes`] with at most `part_points` points a
-    /// part and `dispatch_points` a conversion dispatch (each clamped to what
-    /// one binding holds): small values exercise the splits on small inputs.
-    pub async fn upload_bases_bytes_with(
-        &self,
-        bytes: HostBytes<'_>,
-        format: BaseFormat,
-        part_points: usize,
-        dispatch_points: usize,
-    ) -> Result<Bases, MsmError> {
-        if !bytes.len().is_multiple_of(POINT_BYTES) {
-            return Err(MsmError::InvalidInput(format!(
-                "{} bytes of bases is not a whole number of {POINT_BYTES}-byte points",
-                bytes.len()
-            )));
+    diagnostics_pub! {
+        /// [`GpuContext::upload_bases_bytes`] with at most `part_points` points a
+        /// part and `dispatch_points` a conversion dispatch (each clamped to what
+        /// one binding holds): small values exercise the splits on small inputs.
+        async fn upload_bases_bytes_with(
+            &self,
+            bytes: HostBytes<'_>,
+            format: BaseFormat,
+            part_points: usize,
+            dispatch_points: usize,
+        ) -> Result<Bases, MsmError> {
+            if !bytes.len().is_multiple_of(POINT_BYTES) {
+                return Err(MsmError::InvalidInput(format!(
+                    "{} bytes of bases is not a whole number of {POINT_BYTES}-byte points",
+                    bytes.len()
+                )));
+            }
+            let n = bytes.len() / POINT_BYTES;
+            self.check_lost()?;
+            self.check_bases_fit(n)?;
+            let pipeline = self
+                .pipeline(ShaderId::Bases, "convert", &[("WG", WG as f64)], None)
+                .await?;
+            let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let bad = self.create_buffer(
+                "bases.bad",
+                4,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            );
+            self.queue.write_buffer(&bad, 0, &u32::MAX.to_le_bytes());
+            let sizes = (part_points, dispatch_points);
+            let parts = self.convert_parts(bytes, format, sizes, &pipeline, &bad);
+            let first_bad = self.read_words(&bad, 1).await;
+            if let Some(e) = oom.pop().await {
+                return Err(MsmError::OutOfMemory {
+                    what: format!("{n} bases (the driver refused: {e})"),
+                    needed: Bases::bytes_for(n),
+                    available: self.device_memory(),
+                });
+            }
+            self.check_device_error()?;
+            let parts = parts?;
+            let first_bad = first_bad?[0];
+            if first_bad != u32::MAX {
+                let index = first_bad as usize;
+                let point: [u8; POINT_BYTES] = bytes
+                    .read(index * POINT_BYTES..(index + 1) * POINT_BYTES)
+                    .try_into()
+                    .expect("64 bytes");
+                return Err(match decode_base(&point, format) {
+                    Err(defect) => MsmError::InvalidBase { index, defect },
+                    // The twin accepts what the GPU refused: a shader bug.
+                    Ok(_) => MsmError::CorruptResult,
+                });
+            }
+            Ok(self.new_bases(n, parts))
         }
-        let n = bytes.len() / POINT_BYTES;
-        self.check_lost()?;
-        self.check_bases_fit(n)?;
-        let pipeline = self
-            .pipeline(ShaderId::Bases, "convert", &[("WG", WG as f64)], None)
-            .await?;
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let bad = self.create_buffer(
-            "bases.bad",
-            4,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        );
-        self.queue.write_buffer(&bad, 0, &u32::MAX.to_le_bytes());
-        let sizes = (part_points, dispatch_points);
-        let parts = self.convert_parts(bytes, format, sizes, &pipeline, &bad);
-        let first_bad = self.read_words(&bad, 1).await;
-        if let Some(e) = oom.pop().await {
-            return Err(MsmError::OutOfMemory {
-                what: format!("{n} bases (the driver refused: {e})"),
-                needed: Bases::bytes_for(n),
-                available: self.device_memory(),
-            });
-        }
-        self.check_device_error()?;
-        let parts = parts?;
-        let first_bad = first_bad?[0];
-        if first_bad != u32::MAX {
-            let index = first_bad as usize;
-            let point: [u8; POINT_BYTES] = bytes
-                .read(index * POINT_BYTES..(index + 1) * POINT_BYTES)
-                .try_into()
-                .expect("64 bytes");
-            return Err(match decode_base(&point, format) {
-                Err(defect) => MsmError::InvalidBase { index, defect },
-                // The twin accepts what the GPU refused: a shader bug.
-                Ok(_) => MsmError::CorruptResult,
-            });
-        }
-        Ok(self.new_bases(n, parts))
     }
 
     /// Creates the parts of `bytes.len() / 64` points (at most `sizes.0` a

@@ -94,7 +94,7 @@ impl std::fmt::Debug for Bases {
 impl GpuContext {
     /// The most points one base part may hold: a coordinate plane (32 bytes a
     /// point) must fit one storage binding and one buffer (see
-    /// [`base_part_points`]).
+    /// `base_part_points`).
     pub fn max_base_part_points(&self) -> usize {
         let limits = self.device.limits();
         base_part_points(limits.max_storage_buffer_binding_size, limits.max_buffer_size)
@@ -129,25 +129,27 @@ impl GpuContext {
         pollster::block_on(self.upload_bases(points))
     }
 
-    /// Uploads `points` with at most `part_points` points a part (clamped to
-    /// what one binding holds), without [`GpuContext::upload_bases`]'s checks.
-    /// Smaller parts only cost extra chunks; this exists to exercise the
-    /// split on small inputs.
-    pub fn upload_bases_in_parts(&self, points: &[G1Affine], part_points: usize) -> Bases {
-        let part_points = part_points.clamp(1, self.max_base_part_points());
-        let repr = FieldRepr::new(self.field_layout());
-        let mut parts = Vec::new();
-        let mut start = 0;
-        // An empty set still gets one (minimal) part so bindings stay valid.
-        loop {
-            let chunk = &points[start..(start + part_points).min(points.len())];
-            parts.push(self.upload_part(&repr, start, chunk));
-            start += chunk.len();
-            if start >= points.len() {
-                break;
+    diagnostics_pub! {
+        /// Uploads `points` with at most `part_points` points a part (clamped to
+        /// what one binding holds), without [`GpuContext::upload_bases`]'s checks.
+        /// Smaller parts only cost extra chunks; this exists to exercise the
+        /// split on small inputs.
+        fn upload_bases_in_parts(&self, points: &[G1Affine], part_points: usize) -> Bases {
+            let part_points = part_points.clamp(1, self.max_base_part_points());
+            let repr = FieldRepr::new(self.field_layout());
+            let mut parts = Vec::new();
+            let mut start = 0;
+            // An empty set still gets one (minimal) part so bindings stay valid.
+            loop {
+                let chunk = &points[start..(start + part_points).min(points.len())];
+                parts.push(self.upload_part(&repr, start, chunk));
+                start += chunk.len();
+                if start >= points.len() {
+                    break;
+                }
             }
+            self.new_bases(points.len(), parts)
         }
-        self.new_bases(points.len(), parts)
     }
 
     /// A base set of `n` points held in `parts`, counted in live memory.

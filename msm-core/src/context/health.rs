@@ -180,6 +180,7 @@ impl GpuContext {
         }
     }
 
+    #[cfg(feature = "diagnostics")]
     /// Destroys this context's device as a driver reset would lose it, for
     /// tests of the device-loss path: MSMs in flight and later ones end in
     /// [`MsmError::DeviceLost`]. Not for production use.
@@ -193,6 +194,7 @@ impl GpuContext {
         self.device_memory
     }
 
+    #[cfg(feature = "diagnostics")]
     /// The GPU memory this context holds now.
     pub fn live_memory(&self) -> LiveMemory {
         let (scratch_plans, scratch_bytes) = {
@@ -219,26 +221,30 @@ impl GpuContext {
         }
     }
 
-    /// Checks that `n` more bases fit on the device beside the base sets this
-    /// context holds, before anything is allocated.
-    pub fn check_bases_fit(&self, n: usize) -> Result<(), MsmError> {
-        let resident = self.live_bases.bytes.load(Ordering::Relaxed);
-        let needed = resident.saturating_add(Bases::bytes_for(n));
-        match self.device_memory {
-            Some(available) if needed > available => Err(MsmError::OutOfMemory {
-                what: format!("{n} bases (beside {resident} bytes of resident bases)"),
-                needed,
-                available: Some(available),
-            }),
-            _ => Ok(()),
+    diagnostics_pub! {
+        /// Checks that `n` more bases fit on the device beside the base sets this
+        /// context holds, before anything is allocated.
+        fn check_bases_fit(&self, n: usize) -> Result<(), MsmError> {
+            let resident = self.live_bases.bytes.load(Ordering::Relaxed);
+            let needed = resident.saturating_add(Bases::bytes_for(n));
+            match self.device_memory {
+                Some(available) if needed > available => Err(MsmError::OutOfMemory {
+                    what: format!("{n} bases (beside {resident} bytes of resident bases)"),
+                    needed,
+                    available: Some(available),
+                }),
+                _ => Ok(()),
+            }
         }
     }
 
-    /// The chunks, scratch, results and staging of an MSM of the first `n`
-    /// of `bases` with `config` on this adapter (see [`msm_memory_on`]).
-    pub fn msm_memory(&self, bases: &Bases, n: usize, config: &MsmConfig) -> Result<MsmMemory, MsmError> {
-        let parts: Vec<(usize, usize)> = bases.part_ranges().collect();
-        msm_memory_on(&self.bounds(), &parts, n, config)
+    diagnostics_pub! {
+        /// The chunks, scratch, results and staging of an MSM of the first `n`
+        /// of `bases` with `config` on this adapter (see [`msm_memory_on`]).
+        fn msm_memory(&self, bases: &Bases, n: usize, config: &MsmConfig) -> Result<MsmMemory, MsmError> {
+            let parts: Vec<(usize, usize)> = bases.part_ranges().collect();
+            msm_memory_on(&self.bounds(), &parts, n, config)
+        }
     }
 
     /// The checks an MSM makes before it allocates: the device is not lost,

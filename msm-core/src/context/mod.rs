@@ -32,7 +32,7 @@ use crate::plan::AdapterBounds;
 /// How to pick the adapter and the field module.
 #[derive(Clone, Debug, Default)]
 pub struct ContextOptions {
-    /// Field limb layout; `None` picks [`default_layout`] for the adapter.
+    /// Field limb layout; `None` picks `default_layout` for the adapter.
     pub field_layout: Option<FieldLayout>,
     /// Only adapters whose name contains this text (case-insensitive).
     pub adapter_name: Option<String>,
@@ -43,9 +43,9 @@ pub struct ContextOptions {
     /// (the knobs that differ from the defaults).
     pub knobs: KnobOverrides,
     /// How the field multiplication is written; `None` picks
-    /// [`default_field_code`] for the adapter.
+    /// `default_field_code` for the adapter.
     pub field_code: Option<FieldCode>,
-    /// How `fq_inv` is computed; `None` picks [`default_inversion`].
+    /// How `fq_inv` is computed; `None` picks `default_inversion`.
     pub inversion: Option<Inversion>,
     /// Where compiled pipelines persist across processes (where the adapter
     /// has a pipeline cache).
@@ -57,7 +57,7 @@ pub struct ContextOptions {
     pub limits: LimitsChoice,
     /// How long one wait for the GPU may take before it fails with
     /// [`MsmError::Timeout`] (natively; the browser has its own watchdog).
-    /// `None`: [`DEFAULT_GPU_TIMEOUT`].
+    /// `None`: `DEFAULT_GPU_TIMEOUT`.
     pub gpu_timeout: Option<std::time::Duration>,
 }
 
@@ -415,14 +415,16 @@ impl GpuContext {
         self.device.limits()
     }
 
-    /// What the adapter allows, as the planner sees it.
-    pub fn bounds(&self) -> AdapterBounds {
-        AdapterBounds::from_limits(
-            &self.device.limits(),
-            self.has_loop_cap(),
-            self.shaders.inversion().max_loop_iterations(),
-            self.field_layout().needs_int64(),
-        )
+    diagnostics_pub! {
+        /// What the adapter allows, as the planner sees it.
+        fn bounds(&self) -> AdapterBounds {
+            AdapterBounds::from_limits(
+                &self.device.limits(),
+                self.has_loop_cap(),
+                self.shaders.inversion().max_loop_iterations(),
+                self.field_layout().needs_int64(),
+            )
+        }
     }
 
     /// Whether GPU timestamp queries are enabled on this context.
@@ -473,6 +475,7 @@ impl GpuContext {
         &self.queue
     }
 
+    #[cfg(feature = "diagnostics")]
     /// GPU objects created through this context so far.
     pub fn created_objects(&self) -> CreatedObjects {
         let c = &self.counters;

@@ -82,11 +82,13 @@ impl PipelineCache {
 }
 
 impl GpuContext {
+    #[cfg(feature = "diagnostics")]
     /// Every pipeline this context compiled so far, in order.
     pub fn compile_log(&self) -> Vec<CompileRecord> {
         self.pipelines.log.lock().unwrap().clone()
     }
 
+    #[cfg(feature = "diagnostics")]
     /// Whether compiled pipelines persist across processes through a disk
     /// cache of this context's (the adapter has `PIPELINE_CACHE` and a cache
     /// folder was usable); without it only the driver's own cache, if any,
@@ -109,29 +111,31 @@ impl GpuContext {
         Ok(m)
     }
 
-    /// The compiled pipeline of entry point `entry` of `id` with override
-    /// constants `overrides`, created on first use and cached. `pass` gives
-    /// the explicit layout of a pass's shader; `None` derives it from the
-    /// shader (diagnostic shaders). Validation errors become `Err`. A miss
-    /// compiles on this thread: the MSM paths compile through
-    /// [`GpuContext::precompile`] first, which does not block.
-    pub async fn pipeline(
-        &self,
-        id: ShaderId,
-        entry: &'static str,
-        overrides: &[(&'static str, f64)],
-        pass: Option<Pass>,
-    ) -> Result<wgpu::ComputePipeline, MsmError> {
-        let job: PipelineJob = (id, entry, overrides.to_vec(), pass);
-        if let Some(p) = self.pipelines.pipelines.lock().unwrap().get(&key(&job)) {
-            return Ok(p.clone());
+    diagnostics_pub! {
+        /// The compiled pipeline of entry point `entry` of `id` with override
+        /// constants `overrides`, created on first use and cached. `pass` gives
+        /// the explicit layout of a pass's shader; `None` derives it from the
+        /// shader (diagnostic shaders). Validation errors become `Err`. A miss
+        /// compiles on this thread: the MSM paths compile through
+        /// `GpuContext::precompile` first, which does not block.
+        async fn pipeline(
+            &self,
+            id: ShaderId,
+            entry: &'static str,
+            overrides: &[(&'static str, f64)],
+            pass: Option<Pass>,
+        ) -> Result<wgpu::ComputePipeline, MsmError> {
+            let job: PipelineJob = (id, entry, overrides.to_vec(), pass);
+            if let Some(p) = self.pipelines.pipelines.lock().unwrap().get(&key(&job)) {
+                return Ok(p.clone());
+            }
+            let compile = self.compile_job(&job)?;
+            #[cfg(not(target_arch = "wasm32"))]
+            let compiled = compile.run();
+            #[cfg(target_arch = "wasm32")]
+            let compiled = compile.run().await;
+            self.keep_compiled(&job, compiled)
         }
-        let compile = self.compile_job(&job)?;
-        #[cfg(not(target_arch = "wasm32"))]
-        let compiled = compile.run();
-        #[cfg(target_arch = "wasm32")]
-        let compiled = compile.run().await;
-        self.keep_compiled(&job, compiled)
     }
 
     /// What compiling `job` takes, owned (so another thread can run it).

@@ -108,12 +108,12 @@ impl GpuContext {
         Ok(out)
     }
 
-    /// Runs `op` on each pair (a[i], b[i]) of packed words (b is ignored by unary ops).
+    /// Runs `op` on each pair (`a[i]`, `b[i]`) of packed words (b is ignored by unary ops).
     pub async fn field_op(&self, op: FieldOp, a: &[Words], b: &[Words]) -> Result<Vec<Words>, MsmError> {
         self.run_elementwise(ShaderId::FieldOps, op as u32, a, b).await
     }
 
-    /// Runs `op` on each pair (a[i], b[i]) of packed points.
+    /// Runs `op` on each pair (`a[i]`, `b[i]`) of packed points.
     pub async fn curve_op(&self, op: CurveOp, a: &[PointWords], b: &[PointWords]) -> Result<Vec<PointWords>, MsmError> {
         self.run_elementwise(ShaderId::CurveOps, op as u32, a, b).await
     }

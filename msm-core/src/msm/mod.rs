@@ -35,7 +35,7 @@ use crate::plan::Plan;
 /// Where the time of one MSM went.
 #[derive(Clone, Debug, Default)]
 pub struct MsmTimings {
-    /// GPU time per pass in ms (index: [`Pass::index`]), from timestamp
+    /// GPU time per pass in ms (index: `Pass::index`), from timestamp
     /// queries; `None` when the context has no timestamps or timing was off.
     pub gpu_pass_ms: Option<[f64; 4]>,
     /// GPU time per kernel (`pass.entry`, ms), in recording order, summed over
@@ -127,9 +127,11 @@ impl<'a> Scalars<'a> {
 }
 
 impl GpuContext {
-    /// Checks `config` against this adapter and returns the plan for `n` points.
-    pub fn plan(&self, n: usize, config: &MsmConfig) -> Result<Plan, MsmError> {
-        config.plan(n, &self.bounds())
+    diagnostics_pub! {
+        /// Checks `config` against this adapter and returns the plan for `n` points.
+        fn plan(&self, n: usize, config: &MsmConfig) -> Result<Plan, MsmError> {
+            config.plan(n, &self.bounds())
+        }
     }
 
     /// The MSM of `bases` and `scalars` with `config`, with its plan and

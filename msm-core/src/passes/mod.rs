@@ -6,7 +6,7 @@
 //!
 //! | pass | WGSL | host | CPU twin |
 //! | --- | --- | --- | --- |
-//! | preprocess | `preprocess.wgsl` | [`preprocess`] | [`crate::cpu::preprocess`] |
+//! | preprocess | `preprocess.wgsl` | [`preprocess`] | [`crate::cpu::preprocess()`] |
 //! | stream_walker | `stream_walker.wgsl` | [`stream_walker`] | [`crate::cpu::walker`] |
 //! | walker_combine | `walker_combine.wgsl` | [`walker_combine`] | [`crate::cpu::combine`] |
 //! | reduce | `reduce.wgsl` | [`reduce`] | [`crate::cpu::reduce`] |

@@ -1,7 +1,7 @@
 //! preprocess (`msm-wgsl/shaders/preprocess.wgsl`): signed digits, then a
 //! counting sort of the (point, window) entries into bucket-major order:
 //! histogram, a three-step scan (blocks, top, add) and scatter.
-//! CPU twin: [`crate::cpu::preprocess`].
+//! CPU twin: [`crate::cpu::preprocess()`].
 
 use super::{Binding, Kernel};
 use crate::plan::Plan;
