@@ -8,9 +8,10 @@
 
 use std::time::Instant;
 
+use ark_bn254::{Fr, G1Affine};
 use ark_ec::CurveGroup;
 use msm_core::sample::ScalarClass;
-use msm_core::{cpu, GpuContext, MsmConfig, MsmError, PrefMem, TaskSplit};
+use msm_core::{cpu, Bases, GpuContext, MsmConfig, MsmError, PrefMem, TaskSplit};
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -173,41 +174,16 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
     msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);
     let expected = cpu::msm_reference(&bases, &scalars).into_affine();
-    let resident = ctx.upload_bases_blocking(&bases)?;
-    let call = |config: &MsmConfig| -> Result<(f64, bool), MsmError> {
-        let t = Instant::now();
-        let run = ctx.msm_blocking_with(&resident, &scalars, config)?;
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        Ok((ms, run.result.into_affine() == expected))
+    let calls = Calls {
+        ctx: &ctx,
+        bases: ctx.upload_bases_blocking(&bases)?,
+        scalars: &scalars,
+        expected,
     };
-    let timed_call = |config: &MsmConfig| -> Result<Option<(f64, bool)>, MsmError> {
-        if !ctx.has_timestamps() {
-            return Ok(None);
-        }
-        let timed = MsmConfig {
-            timing: true,
-            ..config.clone()
-        };
-        let run = ctx.msm_blocking_with(&resident, &scalars, &timed)?;
-        let sum = run.timings.gpu_pass_ms.map_or(0.0, |p| p.iter().sum());
-        Ok(Some((sum, run.result.into_affine() == expected)))
-    };
-
     let mut variants: Vec<Variant> = configs
         .into_iter()
         .map(|config| {
-            let outcome = match ctx.plan(n, &config) {
-                Err(e) => Outcome::Skipped(e.to_string()),
-                // Warm-up: pipelines compiled, scratch allocated, checked but untimed.
-                Ok(_) => match call(&config).and_then(|r| timed_call(&config).map(|_| r)) {
-                    Err(e) => Outcome::Failed(e.to_string()),
-                    Ok((_, correct)) => Outcome::Timed {
-                        times: Vec::new(),
-                        gpu: Vec::new(),
-                        correct,
-                    },
-                },
-            };
+            let outcome = calls.warm_up(n, &config);
             Variant { config, outcome }
         })
         .collect();
@@ -222,26 +198,12 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         );
     }
     for rep in 0..args.reps {
-        let order: Vec<usize> = if rep % 2 == 0 {
-            (0..variants.len()).collect()
-        } else {
-            (0..variants.len()).rev().collect()
-        };
+        let mut order: Vec<usize> = (0..variants.len()).collect();
+        if rep % 2 == 1 {
+            order.reverse();
+        }
         for i in order {
-            let v = &mut variants[i];
-            if let Outcome::Timed { times, gpu, correct } = &mut v.outcome {
-                match call(&v.config).and_then(|r| Ok((r, timed_call(&v.config)?))) {
-                    Ok(((ms, ok), timed)) => {
-                        times.push(ms);
-                        *correct &= ok;
-                        if let Some((g, ok)) = timed {
-                            gpu.push(g);
-                            *correct &= ok;
-                        }
-                    }
-                    Err(e) => v.outcome = Outcome::Failed(e.to_string()),
-                }
-            }
+            calls.time(&mut variants[i]);
         }
     }
 
@@ -262,6 +224,72 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         return Err(CliError::VariantsFailed(failed));
     }
     Ok(())
+}
+
+/// The inputs every variant runs on, resident, with arkworks' answer.
+struct Calls<'a> {
+    ctx: &'a GpuContext,
+    bases: Bases,
+    scalars: &'a [Fr],
+    expected: G1Affine,
+}
+
+impl Calls<'_> {
+    /// One end-to-end call: ms and whether it was exact.
+    fn call(&self, config: &MsmConfig) -> Result<(f64, bool), MsmError> {
+        let t = Instant::now();
+        let run = self.ctx.msm_blocking_with(&self.bases, self.scalars, config)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        Ok((ms, run.result.into_affine() == self.expected))
+    }
+
+    /// One call with per-pass timestamps: the GPU sum and whether it was
+    /// exact (`None` without timestamp queries).
+    fn timed_call(&self, config: &MsmConfig) -> Result<Option<(f64, bool)>, MsmError> {
+        if !self.ctx.has_timestamps() {
+            return Ok(None);
+        }
+        let timed = MsmConfig {
+            timing: true,
+            ..config.clone()
+        };
+        let run = self.ctx.msm_blocking_with(&self.bases, self.scalars, &timed)?;
+        let sum = run.timings.gpu_pass_ms.map_or(0.0, |p| p.iter().sum());
+        Ok(Some((sum, run.result.into_affine() == self.expected)))
+    }
+
+    /// A variant's warm-up (pipelines compiled, scratch allocated, checked
+    /// but untimed), or why it is skipped or failed.
+    fn warm_up(&self, n: usize, config: &MsmConfig) -> Outcome {
+        if let Err(e) = self.ctx.plan(n, config) {
+            return Outcome::Skipped(e.to_string());
+        }
+        match self.call(config).and_then(|r| self.timed_call(config).map(|_| r)) {
+            Err(e) => Outcome::Failed(e.to_string()),
+            Ok((_, correct)) => Outcome::Timed {
+                times: Vec::new(),
+                gpu: Vec::new(),
+                correct,
+            },
+        }
+    }
+
+    /// One timed round of a variant that still runs.
+    fn time(&self, v: &mut Variant) {
+        if let Outcome::Timed { times, gpu, correct } = &mut v.outcome {
+            match self.call(&v.config).and_then(|r| Ok((r, self.timed_call(&v.config)?))) {
+                Ok(((ms, ok), timed)) => {
+                    times.push(ms);
+                    *correct &= ok;
+                    if let Some((g, ok)) = timed {
+                        gpu.push(g);
+                        *correct &= ok;
+                    }
+                }
+                Err(e) => v.outcome = Outcome::Failed(e.to_string()),
+            }
+        }
+    }
 }
 
 fn rows(ctx: &GpuContext, args: &Args, n: usize, variants: &[Variant]) -> Vec<Row> {

@@ -6,9 +6,10 @@
 
 use std::time::Instant;
 
+use ark_bn254::{Fr, G1Affine};
 use ark_ec::CurveGroup;
 use msm_core::engine::profile::{Profile, ProfileRange};
-use msm_core::{cpu, MsmConfig, MsmError, ProfileChoice};
+use msm_core::{cpu, Bases, GpuContext, MsmConfig, MsmError, ProfileChoice};
 
 use crate::error::CliError;
 use crate::knobs::{config_line, GpuArgs};
@@ -44,18 +45,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<(), CliError> {
-    let sizes: Vec<u32> = args
-        .sizes
-        .split(',')
-        .map(|s| {
-            s.trim()
-                .parse()
-                .map_err(|_| bad("--sizes", format!("`{s}` is not a number")))
-        })
-        .collect::<Result<_, _>>()?;
-    if sizes.iter().any(|&l| l > 24) || sizes.is_empty() {
-        return Err(bad("--sizes", "give log2 sizes up to 24".into()).into());
-    }
+    let sizes = parse_sizes(&args.sizes)?;
     let mut ladder = vec![MsmConfig::default()];
     for spec in args.ladder.split(';').map(str::trim).filter(|s| !s.is_empty()) {
         ladder.push(MsmConfig::default().with_knobs(spec)?);
@@ -66,116 +56,19 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let max_logn = sizes.iter().copied().max().unwrap_or(0).max(args.crossover_max_logn);
     eprintln!("tune: generating 2^{max_logn} inputs...");
     let (bases, scalars) = crate::inputs::generate(1 << max_logn, 7, max_logn >= 18);
-    let resident = ctx.upload_bases_blocking(&bases)?;
-
-    // the crossover: GPU against arkworks, smallest to largest
-    let mut crossover = None;
-    println!("crossover    logn   gpu ms   arkworks ms");
-    for logn in 6..=args.crossover_max_logn {
-        let n = 1usize << logn;
-        let want = cpu::msm_reference(&bases[..n], &scalars[..n]).into_affine();
-        let config = ctx.config_for(n);
-        let gpu = || -> Result<f64, MsmError> {
-            let t = Instant::now();
-            let r = ctx.msm_blocking_with(&resident, &scalars[..n], &config)?;
-            let ms = t.elapsed().as_secs_f64() * 1e3;
-            check(r.result.into_affine() == want, n, &config)?;
-            Ok(ms)
-        };
-        let host = || {
-            let t = Instant::now();
-            let _ = std::hint::black_box(cpu::msm_reference(&bases[..n], &scalars[..n]));
-            t.elapsed().as_secs_f64() * 1e3
-        };
-        gpu()?; // compiles this size's pipelines
-        let (mut g, mut c) = (Vec::new(), Vec::new());
-        for r in 0..args.reps.max(1) {
-            if r % 2 == 0 {
-                g.push(gpu()?);
-                c.push(host());
-            } else {
-                c.push(host());
-                g.push(gpu()?);
-            }
-        }
-        let (g, c) = (summarize(&g).median, summarize(&c).median);
-        println!("             {logn:>4} {g:>8.3} {c:>13.3}");
-        match (g < c, crossover) {
-            (true, None) => crossover = Some(n),
-            (false, Some(_)) => crossover = None, // the GPU must stay ahead
-            _ => {}
-        }
-    }
-    profile.crossover = crossover;
-
-    // the knob ladder per size
-    let mut sorted = sizes.clone();
-    sorted.sort_unstable();
-    for (i, &logn) in sorted.iter().enumerate() {
-        let n = 1usize << logn;
-        let want = cpu::msm_reference(&bases[..n], &scalars[..n]).into_affine();
-        let mut times = vec![Vec::new(); ladder.len()];
-        let mut usable = vec![true; ladder.len()];
-        for (k, config) in ladder.iter().enumerate() {
-            // warm-up (compiles); a set the adapter refuses is skipped
-            match ctx.msm_blocking_with(&resident, &scalars[..n], config) {
-                Ok(r) => check(r.result.into_affine() == want, n, config)?,
-                Err(MsmError::InvalidConfig { .. }) | Err(MsmError::BindingTooSmall { .. }) => usable[k] = false,
-                Err(e) => return Err(e.into()),
-            }
-        }
-        for r in 0..args.reps.max(1) {
-            let order: Vec<usize> = if r % 2 == 0 {
-                (0..ladder.len()).collect()
-            } else {
-                (0..ladder.len()).rev().collect()
-            };
-            for k in order.into_iter().filter(|&k| usable[k]) {
-                let t = Instant::now();
-                let run = ctx.msm_blocking_with(&resident, &scalars[..n], &ladder[k])?;
-                times[k].push(t.elapsed().as_secs_f64() * 1e3);
-                check(run.result.into_affine() == want, n, &ladder[k])?;
-            }
-        }
-        let medians: Vec<Option<f64>> = times
-            .iter()
-            .map(|t| (!t.is_empty()).then(|| summarize(t).median))
-            .collect();
-        println!("2^{logn}:");
-        for (k, m) in medians.iter().enumerate() {
-            match m {
-                Some(m) => println!("  {m:>9.3} ms  {}", config_line(&ladder[k])),
-                None => println!("  {:>9}     {} (refused by this adapter)", "-", config_line(&ladder[k])),
-            }
-        }
-        let default_ms = medians[0].expect("the defaults always run");
-        let (best, best_ms) = medians
-            .iter()
-            .enumerate()
-            .filter_map(|(k, m)| m.map(|m| (k, m)))
-            .fold((0, default_ms), |acc, (k, m)| if m < acc.1 { (k, m) } else { acc });
-        if best != 0 && best_ms < default_ms * (1.0 - MARGIN) {
-            let lo = if i == 0 { 0 } else { (sorted[i - 1] + logn) / 2 + 1 };
-            let hi = sorted.get(i + 1).map_or(32, |&next| (logn + next) / 2);
-            let knobs = ladder[best]
-                .describe()
-                .split(',')
-                .filter_map(|kv| kv.split_once('='))
-                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .collect();
-            println!(
-                "  kept for 2^{lo}..2^{hi}: {} ({:.1}% faster)",
-                ladder[best].describe(),
-                100.0 * (1.0 - best_ms / default_ms)
-            );
-            profile.ranges.push(ProfileRange {
-                min_logn: lo,
-                max_logn: hi,
-                knobs,
-            });
-        } else {
-            println!("  the defaults stay (no set beat them by {:.0}%)", 100.0 * MARGIN);
-        }
+    let tuner = Tuner {
+        ctx: &ctx,
+        resident: ctx.upload_bases_blocking(&bases)?,
+        bases: &bases,
+        scalars: &scalars,
+        reps: args.reps.max(1),
+    };
+    profile.crossover = tuner.crossover(args.crossover_max_logn)?;
+    for (i, &logn) in sizes.iter().enumerate() {
+        let medians = tuner.ladder(logn, &ladder)?;
+        let lo = if i == 0 { 0 } else { (sizes[i - 1] + logn) / 2 + 1 };
+        let hi = sizes.get(i + 1).map_or(32, |&next| (logn + next) / 2);
+        profile.ranges.extend(keep_best(&ladder, &medians, lo, hi));
     }
     println!(
         "crossover: {}",
@@ -184,9 +77,8 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             None => "the GPU did not beat arkworks at the sizes measured: Auto stays on the CPU".into(),
         }
     );
-    let json = serde_json::to_string_pretty(&profile).expect("serialisable");
     if args.dry_run {
-        println!("{json}");
+        println!("{}", serde_json::to_string_pretty(&profile).expect("serialisable"));
         return Ok(());
     }
     let path = match &args.out {
@@ -203,6 +95,148 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         .map_err(|e| bad("--out", format!("writing {}: {e}", path.display())))?;
     println!("profile written to {}", path.display());
     Ok(())
+}
+
+/// `--sizes`: log2 sizes up to 24, in ascending order.
+fn parse_sizes(text: &str) -> Result<Vec<u32>, MsmError> {
+    let mut sizes: Vec<u32> = text
+        .split(',')
+        .map(|s| {
+            s.trim()
+                .parse()
+                .map_err(|_| bad("--sizes", format!("`{s}` is not a number")))
+        })
+        .collect::<Result<_, _>>()?;
+    if sizes.iter().any(|&l| l > 24) || sizes.is_empty() {
+        return Err(bad("--sizes", "give log2 sizes up to 24".into()));
+    }
+    sizes.sort_unstable();
+    Ok(sizes)
+}
+
+/// The fastest set of the ladder as a profile range for 2^lo..2^hi, where it
+/// beats the defaults (the first set) by more than [`MARGIN`].
+fn keep_best(ladder: &[MsmConfig], medians: &[Option<f64>], lo: u32, hi: u32) -> Option<ProfileRange> {
+    let default_ms = medians[0].expect("the defaults always run");
+    let (best, best_ms) = medians
+        .iter()
+        .enumerate()
+        .filter_map(|(k, m)| m.map(|m| (k, m)))
+        .fold((0, default_ms), |acc, (k, m)| if m < acc.1 { (k, m) } else { acc });
+    if best == 0 || best_ms >= default_ms * (1.0 - MARGIN) {
+        println!("  the defaults stay (no set beat them by {:.0}%)", 100.0 * MARGIN);
+        return None;
+    }
+    let knobs = ladder[best]
+        .describe()
+        .split(',')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    println!(
+        "  kept for 2^{lo}..2^{hi}: {} ({:.1}% faster)",
+        ladder[best].describe(),
+        100.0 * (1.0 - best_ms / default_ms)
+    );
+    Some(ProfileRange {
+        min_logn: lo,
+        max_logn: hi,
+        knobs,
+    })
+}
+
+/// The seeded inputs, resident, and the rounds per measurement.
+struct Tuner<'a> {
+    ctx: &'a GpuContext,
+    resident: Bases,
+    bases: &'a [G1Affine],
+    scalars: &'a [Fr],
+    reps: usize,
+}
+
+impl Tuner<'_> {
+    /// The first `n` points' MSM on the GPU with `config`, checked (ms).
+    fn gpu_ms(&self, n: usize, config: &MsmConfig, want: &G1Affine) -> Result<f64, MsmError> {
+        let t = Instant::now();
+        let r = self.ctx.msm_blocking_with(&self.resident, &self.scalars[..n], config)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        check(r.result.into_affine() == *want, n, config)?;
+        Ok(ms)
+    }
+
+    /// The smallest size from which the GPU beats arkworks and stays ahead
+    /// (2^6..2^max_logn, ABBA rounds per size).
+    fn crossover(&self, max_logn: u32) -> Result<Option<usize>, MsmError> {
+        let mut crossover = None;
+        println!("crossover    logn   gpu ms   arkworks ms");
+        for logn in 6..=max_logn {
+            let n = 1usize << logn;
+            let want = cpu::msm_reference(&self.bases[..n], &self.scalars[..n]).into_affine();
+            let config = self.ctx.config_for(n);
+            let host = || {
+                let t = Instant::now();
+                let _ = std::hint::black_box(cpu::msm_reference(&self.bases[..n], &self.scalars[..n]));
+                t.elapsed().as_secs_f64() * 1e3
+            };
+            self.gpu_ms(n, &config, &want)?; // compiles this size's pipelines
+            let (mut g, mut c) = (Vec::new(), Vec::new());
+            for r in 0..self.reps {
+                if r % 2 == 1 {
+                    c.push(host());
+                }
+                g.push(self.gpu_ms(n, &config, &want)?);
+                if r % 2 == 0 {
+                    c.push(host());
+                }
+            }
+            let (g, c) = (summarize(&g).median, summarize(&c).median);
+            println!("             {logn:>4} {g:>8.3} {c:>13.3}");
+            match (g < c, crossover) {
+                (true, None) => crossover = Some(n),
+                (false, Some(_)) => crossover = None, // the GPU must stay ahead
+                _ => {}
+            }
+        }
+        Ok(crossover)
+    }
+
+    /// Each set's median at 2^logn, interleaved (the order reverses every
+    /// round); `None` for a set the adapter refuses.
+    fn ladder(&self, logn: u32, ladder: &[MsmConfig]) -> Result<Vec<Option<f64>>, MsmError> {
+        let n = 1usize << logn;
+        let want = cpu::msm_reference(&self.bases[..n], &self.scalars[..n]).into_affine();
+        let mut times = vec![Vec::new(); ladder.len()];
+        let mut usable = vec![true; ladder.len()];
+        for (k, config) in ladder.iter().enumerate() {
+            // warm-up (compiles); a set the adapter refuses is skipped
+            match self.gpu_ms(n, config, &want) {
+                Ok(_) => {}
+                Err(MsmError::InvalidConfig { .. }) | Err(MsmError::BindingTooSmall { .. }) => usable[k] = false,
+                Err(e) => return Err(e),
+            }
+        }
+        for r in 0..self.reps {
+            let mut order: Vec<usize> = (0..ladder.len()).filter(|&k| usable[k]).collect();
+            if r % 2 == 1 {
+                order.reverse();
+            }
+            for k in order {
+                times[k].push(self.gpu_ms(n, &ladder[k], &want)?);
+            }
+        }
+        let medians: Vec<Option<f64>> = times
+            .iter()
+            .map(|t| (!t.is_empty()).then(|| summarize(t).median))
+            .collect();
+        println!("2^{logn}:");
+        for (k, m) in medians.iter().enumerate() {
+            match m {
+                Some(m) => println!("  {m:>9.3} ms  {}", config_line(&ladder[k])),
+                None => println!("  {:>9}     {} (refused by this adapter)", "-", config_line(&ladder[k])),
+            }
+        }
+        Ok(medians)
+    }
 }
 
 fn bad(option: &str, msg: String) -> MsmError {

@@ -117,35 +117,9 @@ impl Plan {
 
     /// Bytes of the GPU buffers the passes use for this plan (the context's
     /// per-plan scratch), before the bases and the results: the GPU memory
-    /// one chunk adds. Keep in sync with `GpuContext::new_scratch` (a test
-    /// compares the two on a real context).
+    /// one chunk adds. The scratch allocates from the same list.
     pub fn scratch_bytes(&self) -> u64 {
-        use crate::passes::{preprocess, reduce};
-        let tb = self.total_buckets();
-        let rec = crate::layout::POINT_RECORD_BYTES as u64;
-        let xyzz = reduce::XYZZ_BYTES;
-        let chain: u64 = (1..=walker_combine::MAX_LEVELS)
-            .map(|l| walker_combine::level_len(self.tasks, l) as u64 * walker_combine::CHAIN_SUM_BYTES)
-            .map(|b| b.max(16))
-            .sum();
-        let storage = [
-            self.n as u64 * 32,     // scalars
-            tb * 4,                 // counts
-            (tb + 1) * 4,           // offsets
-            tb * 4,                 // cursor
-            self.max_entries() * 4, // l0_index
-            self.max_entries() * 4, // l0_bucket
-            preprocess::scan_blocks(self) as u64 * 4,
-            tb * rec,                    // bucket sums
-            2 * self.tasks as u64 * rec, // walker partials
-            self.tasks as u64 * xyzz,    // split sums
-            // reduce: (T, U) per segment, (E, V) per group
-            2 * self.windows as u64 * self.segments as u64 * xyzz,
-            2 * self.windows as u64 * reduce::groups_per_window(self) as u64 * xyzz,
-            self.windows as u64 * xyzz, // window sums
-        ];
-        let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
-        params + chain + storage.iter().map(|&b| b.max(16)).sum::<u64>()
+        crate::passes::Buf::SCRATCH.iter().map(|b| b.bytes(self)).sum()
     }
 }
 
@@ -213,11 +187,37 @@ impl MsmConfig {
             .filter(|&v| v < (1 << 31))
             .ok_or_else(|| invalid("points", format!("{n} points: at most 2^31 - 1 are supported")))?;
         self.check_ranges()?;
+        self.check_walker_fits(bounds)?;
         let c = self
             .window_bits
             .unwrap_or_else(|| auto_window_bits_for(n, bounds.field_int64));
-        let s = self.walker_slots;
-        let tpb = self.walker_tpb;
+        let windows = 255u32.div_ceil(c);
+        let buckets = 1u32 << (c - 1);
+        let align = self.walker_split == TaskSplit::Buckets;
+        let (threads, tasks) = self.walker_threads_for(n as u64 * windows as u64, align, bounds)?;
+        // reduce's windows kernel sums at most win_wg groups of WG segments
+        let win_wg = bounds.reduce_win_wg();
+        let max_segments = crate::passes::reduce::WG * win_wg;
+        let per = reduce_segment(windows, buckets).max(buckets.div_ceil(max_segments));
+        let plan = Plan {
+            n: n32,
+            c,
+            windows,
+            buckets,
+            threads,
+            tasks,
+            segments: buckets.div_ceil(per).max(1),
+            align,
+            win_wg,
+        };
+        self.check_plan_fits(&plan, bounds)?;
+        Ok(plan)
+    }
+
+    /// The walker's workgroup fits the adapter: its size and its workgroup
+    /// memory (the inversion tree, and pref_scratch where it lives there).
+    fn check_walker_fits(&self, bounds: &AdapterBounds) -> Result<(), MsmError> {
+        let (tpb, s) = (self.walker_tpb, self.walker_slots);
         let max_tpb = bounds.max_workgroup_size_x.min(bounds.max_invocations_per_workgroup);
         if tpb == 0 || tpb > max_tpb {
             return Err(invalid(
@@ -236,47 +236,43 @@ impl MsmConfig {
                 "walker_tpb",
                 format!(
                     "walker_tpb = {tpb} with walker_slots = {s} and {:?} pref memory needs {need} bytes of workgroup \
-                 memory (the inversion tree, and pref_scratch if in workgroup memory); the adapter has {}: {hint}",
+                     memory (the inversion tree, and pref_scratch if in workgroup memory); the adapter has {}: {hint}",
                     self.walker_pref_mem, bounds.max_workgroup_storage
                 ),
             ));
         }
-        let windows = 255u32.div_ceil(c);
-        let buckets = 1u32 << (c - 1);
-        let entries = n as u64 * windows as u64;
-        let align = self.walker_split == TaskSplit::Buckets;
+        Ok(())
+    }
+
+    /// Walker threads and tasks for `entries` stream entries: the caller's
+    /// count, else slots walking about [`WALKER_STEPS_TARGET`] entries (more
+    /// threads to fill a large GPU, fewer steps under a loop cap).
+    fn walker_threads_for(&self, entries: u64, align: bool, bounds: &AdapterBounds) -> Result<(u32, u32), MsmError> {
+        let s = self.walker_slots;
         // Under a loop cap a slot may walk at most `max_steps` entries (twice
         // the nominal share when tasks follow buckets).
-        let max_steps = if bounds.loop_capped {
-            let m = bounds.walker_max_steps(self);
-            if align {
-                m.saturating_sub(1) / 2
-            } else {
-                m
-            }
-        } else {
-            u64::MAX
+        let max_steps = match (bounds.loop_capped, align) {
+            (false, _) => u64::MAX,
+            (true, false) => bounds.walker_max_steps(self),
+            (true, true) => bounds.walker_max_steps(self).saturating_sub(1) / 2,
         }
         .max(1);
         let max_tasks = (walker_combine::BLOCK as u64).pow(walker_combine::MAX_LEVELS + 1);
-        let threads = match self.walker_threads {
-            Some(t) => t,
-            None => {
-                let s64 = s as u64;
-                let by_steps = entries.div_ceil(s64 * WALKER_STEPS_TARGET as u64);
-                let fill = WALKER_MIN_THREADS.min(entries.div_ceil(s64 * WALKER_STEPS_MIN as u64));
-                let capped = entries.div_ceil(s64.saturating_mul(max_steps));
-                // a power of two: whole waves of workgroups on GPUs whose
-                // SM counts are not (69,632 threads ran 25% slower than
-                // 65,536 at 2^20 on the H200)
-                by_steps
-                    .max(fill)
-                    .max(capped)
-                    .next_power_of_two()
-                    .min(max_tasks / s64)
-                    .clamp(1, 1 << 24) as u32
-            }
-        };
+        let threads = self.walker_threads.unwrap_or_else(|| {
+            let s64 = s as u64;
+            let by_steps = entries.div_ceil(s64 * WALKER_STEPS_TARGET as u64);
+            let fill = WALKER_MIN_THREADS.min(entries.div_ceil(s64 * WALKER_STEPS_MIN as u64));
+            let capped = entries.div_ceil(s64.saturating_mul(max_steps));
+            // a power of two: whole waves of workgroups on GPUs whose SM
+            // counts are not (69,632 threads ran 25% slower than 65,536 at
+            // 2^20 on the H200)
+            by_steps
+                .max(fill)
+                .max(capped)
+                .next_power_of_two()
+                .min(max_tasks / s64)
+                .clamp(1, 1 << 24) as u32
+        });
         let tasks = threads
             .checked_mul(s)
             .filter(|&k| k as u64 <= max_tasks)
@@ -286,22 +282,11 @@ impl MsmConfig {
                     format!("walker_threads = {threads} times walker_slots = {s} exceeds {max_tasks} walker tasks"),
                 )
             })?;
-        // reduce's windows kernel sums at most win_wg groups of WG segments
-        let win_wg = bounds.reduce_win_wg();
-        let max_segments = crate::passes::reduce::WG * win_wg;
-        let per = reduce_segment(windows, buckets).max(buckets.div_ceil(max_segments));
-        let segments = buckets.div_ceil(per).max(1);
-        let plan = Plan {
-            n: n32,
-            c,
-            windows,
-            buckets,
-            threads,
-            tasks,
-            segments,
-            align,
-            win_wg,
-        };
+        Ok((threads, tasks))
+    }
+
+    /// The plan keeps the loop budget and every buffer fits one binding.
+    fn check_plan_fits(&self, plan: &Plan, bounds: &AdapterBounds) -> Result<(), MsmError> {
         if bounds.loop_capped && plan.max_task_len() > bounds.walker_max_steps(self) {
             let culprit = if self.walker_threads.is_some() {
                 "walker_threads"
@@ -311,8 +296,9 @@ impl MsmConfig {
             return Err(invalid(
                 culprit,
                 format!(
-                    "this adapter stops loops after 65,535 iterations per invocation: with {tasks} walker tasks a \
-                 slot may walk {} entries (at most {} with these knobs); change {culprit}",
+                    "this adapter stops loops after 65,535 iterations per invocation: with {} walker tasks a \
+                     slot may walk {} entries (at most {} with these knobs); change {culprit}",
+                    plan.tasks,
                     plan.max_task_len(),
                     bounds.walker_max_steps(self)
                 ),
@@ -321,8 +307,8 @@ impl MsmConfig {
         let record = crate::layout::POINT_RECORD_BYTES as u64;
         for (what, bytes) in [
             ("bucket sums", plan.total_buckets() * record),
-            ("walker partials", 2 * tasks as u64 * record),
-            ("entry stream", entries * 4),
+            ("walker partials", 2 * plan.tasks as u64 * record),
+            ("entry stream", plan.max_entries() * 4),
         ] {
             if bytes > bounds.max_binding_size {
                 return Err(MsmError::BindingTooSmall {
@@ -332,7 +318,7 @@ impl MsmConfig {
                 });
             }
         }
-        Ok(plan)
+        Ok(())
     }
 }
 

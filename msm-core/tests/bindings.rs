@@ -120,3 +120,31 @@ fn kernels_match_the_shaders() {
         }
     }
 }
+
+/// The WGSL's own override defaults are the host's values for the default
+/// knobs (LEVEL, which each `blocks` dispatch sets, aside), so that reading a
+/// shader alone tells the sizes it runs with.
+#[test]
+fn wgsl_override_defaults_are_the_hosts() {
+    let lib = ShaderLibrary::new(FieldLayout::Limbs13x20).unwrap();
+    let config = MsmConfig::default();
+    let plan = config.plan(1 << 16, &bounds()).unwrap();
+    for pass in Pass::ALL {
+        let (m, _) = module(&lib, pass, &config);
+        for k in pass.kernels(&config, &plan) {
+            for (name, value) in k.overrides.iter().filter(|(n, _)| *n != "LEVEL") {
+                let (_, o) = m
+                    .overrides
+                    .iter()
+                    .find(|(_, o)| o.name.as_deref() == Some(*name))
+                    .unwrap_or_else(|| panic!("{pass}: no override {name}"));
+                let init = o.init.unwrap_or_else(|| panic!("{pass}: {name} has no default"));
+                let default = match m.global_expressions[init] {
+                    naga::Expression::Literal(naga::Literal::U32(v)) => v as f64,
+                    ref e => panic!("{pass}: {name} = {e:?}, expected a u32 literal"),
+                };
+                assert_eq!(default, *value, "{pass}.{}: WGSL default of {name}", k.entry);
+            }
+        }
+    }
+}

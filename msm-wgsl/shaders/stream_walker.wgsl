@@ -20,7 +20,7 @@
 #import walker_config
 #import batch_inverse
 
-override TPB: u32 = 96u;
+override TPB: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> params: MsmParams;
 @group(0) @binding(1) var<storage, read> base_x: array<array<u32, 8>>;
@@ -136,8 +136,8 @@ fn denominator(s: u32) -> Fq {
     return fq_unpack(den_cache[s]);
 #else
     switch kind[s] {
-        case 1u: { return fq_sub(load_x(r_entry[s]), fq_unpack(acc_x[s])); }
-        case 2u: { return fq_double(fq_unpack(acc_y[s])); }
+        case KIND_ADD: { return fq_sub(load_x(r_entry[s]), fq_unpack(acc_x[s])); }
+        case KIND_DOUBLE: { return fq_double(fq_unpack(acc_y[s])); }
         default: { return FQ_ONE; }
     }
 #endif
@@ -167,18 +167,18 @@ fn flush(s: u32, task: u32, total: u32) {
 // bucket ends here.
 fn peel(s: u32, inv: Fq, task: u32, total: u32) {
     switch kind[s] {
-        case 1u: {
+        case KIND_ADD: {
             let r = Affine(load_x(r_entry[s]), load_y(r_entry[s]));
             let p = affine_add_with_inv(acc_point(s), r, inv);
             acc_x[s] = fq_pack(p.x);
             acc_y[s] = fq_pack(p.y);
         }
-        case 2u: {
+        case KIND_DOUBLE: {
             let p = affine_double_with_inv(acc_point(s), inv);
             acc_x[s] = fq_pack(p.x);
             acc_y[s] = fq_pack(p.y);
         }
-        case 3u: {
+        case KIND_CANCEL: {
             acc_valid[s] = false;
         }
         default: {}

@@ -81,7 +81,7 @@ fn expand(
     stack: &mut Vec<String>,
     out: &mut String,
 ) -> Result<(), PreprocessError> {
-    let (modules, defines) = (ctx.modules, ctx.defines);
+    let defines = ctx.defines;
     // an open #unroll: (its line, VAR, BOUND, body so far)
     let mut unrolling: Option<(usize, String, String, String)> = None;
     // Each entry: (this branch active, some branch of this #if already taken, parent active).
@@ -96,16 +96,12 @@ fn expand(
                 body.push('\n');
                 continue;
             }
-            let copies: Vec<String> = match ctx.unroll {
-                Some(n) => (0..n).map(|k| format!("{{\nlet {var} = {k}u;\n{body}}}\n")).collect(),
-                None => vec![format!("for (var {var} = 0u; {var} < {bound}; {var}++) {{\n{body}}}\n")],
-            };
-            unrolling = None;
             if active(&conds) {
-                for copy in copies {
+                for copy in unrolled(ctx.unroll, var, bound, body) {
                     expand(file, &copy, ctx, included, stack, out)?;
                 }
             }
+            unrolling = None;
             continue;
         }
         let Some(directive) = trimmed.strip_prefix('#') else {
@@ -140,29 +136,8 @@ fn expand(
             "endif" => {
                 conds.pop().ok_or_else(err_unbalanced)?;
             }
-            "import" => {
-                if !active(&conds) {
-                    continue;
-                }
-                if stack.iter().any(|m| m == arg) {
-                    return Err(PreprocessError::ImportCycle {
-                        file: file.into(),
-                        line,
-                        module: arg.into(),
-                    });
-                }
-                if !included.insert(arg.to_string()) {
-                    continue;
-                }
-                let src = modules.module(arg).ok_or_else(|| PreprocessError::UnknownModule {
-                    file: file.into(),
-                    line,
-                    module: arg.into(),
-                })?;
-                stack.push(arg.to_string());
-                expand(arg, &src, ctx, included, stack, out)?;
-                stack.pop();
-            }
+            "import" if active(&conds) => import((file, line), arg, ctx, included, stack, out)?,
+            "import" => {}
             _ => {
                 return Err(PreprocessError::UnknownDirective {
                     file: file.into(),
@@ -175,6 +150,49 @@ fn expand(
     if !conds.is_empty() || unrolling.is_some() {
         return Err(PreprocessError::Unclosed { file: file.into() });
     }
+    Ok(())
+}
+
+/// The copies of an `#unroll VAR BOUND` body: `n` blocks with VAR bound to
+/// 0..n, or one loop when not unrolling.
+fn unrolled(unroll: Option<u32>, var: &str, bound: &str, body: &str) -> Vec<String> {
+    match unroll {
+        Some(n) => (0..n).map(|k| format!("{{\nlet {var} = {k}u;\n{body}}}\n")).collect(),
+        None => vec![format!("for (var {var} = 0u; {var} < {bound}; {var}++) {{\n{body}}}\n")],
+    }
+}
+
+/// `#import module` at `(file, line)`: expands it once per shader, refusing
+/// cycles and unknown modules.
+fn import(
+    (file, line): (&str, usize),
+    module: &str,
+    ctx: &Ctx<'_>,
+    included: &mut HashSet<String>,
+    stack: &mut Vec<String>,
+    out: &mut String,
+) -> Result<(), PreprocessError> {
+    if stack.iter().any(|m| m == module) {
+        return Err(PreprocessError::ImportCycle {
+            file: file.into(),
+            line,
+            module: module.into(),
+        });
+    }
+    if !included.insert(module.to_string()) {
+        return Ok(());
+    }
+    let src = ctx
+        .modules
+        .module(module)
+        .ok_or_else(|| PreprocessError::UnknownModule {
+            file: file.into(),
+            line,
+            module: module.into(),
+        })?;
+    stack.push(module.to_string());
+    expand(module, &src, ctx, included, stack, out)?;
+    stack.pop();
     Ok(())
 }
 

@@ -261,18 +261,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let max_tpb = l
         .max_compute_workgroup_size_x
         .min(l.max_compute_invocations_per_workgroup);
-    let mut sets_rng = ChaCha20Rng::seed_from_u64(args.seed);
-    sets_rng.set_stream(u64::MAX);
-    let sets: Vec<Vec<(&'static str, String)>> = (0..args.shader_sets)
-        .map(|i| {
-            if i == 0 {
-                let d = MsmConfig::default();
-                shader_knobs().map(|k| (k, d.get(k).unwrap())).collect()
-            } else {
-                shader_set(&mut sets_rng, max_tpb)
-            }
-        })
-        .collect();
+    let sets = shader_sets(args.seed, args.shader_sets, max_tpb);
     let threads = args.threads.max(1);
     let mut s = Summary {
         adapter: adapter_line(&ctx),
@@ -287,16 +276,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     if !args.json {
         eprintln!("soak on {}: {} MSMs from seed {}", s.adapter, args.count, args.seed);
     }
-    let bar = if args.json {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(args.count);
-        b.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} {msg} [{elapsed_precise}, eta {eta}]")
-                .expect("template"),
-        );
-        b
-    };
+    let bar = progress(args);
     let t0 = Instant::now();
     let next = AtomicU64::new(args.start);
     let last = args.start + args.count;
@@ -339,6 +319,35 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         });
     }
     Ok(())
+}
+
+/// The shader knob sets the runs draw from: the defaults, then sets drawn
+/// from the seed's own stream.
+fn shader_sets(seed: u64, count: usize, max_tpb: u32) -> Vec<Vec<(&'static str, String)>> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    rng.set_stream(u64::MAX);
+    (0..count)
+        .map(|i| {
+            if i == 0 {
+                let d = MsmConfig::default();
+                shader_knobs().map(|k| (k, d.get(k).unwrap())).collect()
+            } else {
+                shader_set(&mut rng, max_tpb)
+            }
+        })
+        .collect()
+}
+
+/// A progress bar on stderr (hidden with `--json`).
+fn progress(args: &Args) -> ProgressBar {
+    if args.json {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::new(args.count);
+    b.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg} [{elapsed_precise}, eta {eta}]").expect("template"),
+    );
+    b
 }
 
 fn print_summary(s: &Summary) {

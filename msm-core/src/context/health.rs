@@ -10,6 +10,7 @@ use super::GpuContext;
 use crate::bases::Bases;
 use crate::config::MsmConfig;
 use crate::error::MsmError;
+use crate::msm::CallPlans;
 use crate::plan::AdapterBounds;
 
 /// Resident base sets of one context: an upload counts up, dropping its
@@ -125,28 +126,24 @@ pub fn msm_memory_on(
     n: usize,
     config: &MsmConfig,
 ) -> Result<MsmMemory, MsmError> {
-    let mut size = n.min(config.max_chunk_points.map_or(usize::MAX, |c| c as usize));
-    while let Err(e) = config.plan(size, bounds) {
-        match e {
-            MsmError::BindingTooSmall { .. } if size > 1 => size = size.div_ceil(2),
-            e => return Err(e),
-        }
-    }
+    memory_of(&mut CallPlans::new(config, *bounds), parts, n)
+}
+
+/// [`msm_memory_on`] with the call's plans (derived here if not yet).
+pub(crate) fn memory_of(plans: &mut CallPlans<'_>, parts: &[(usize, usize)], n: usize) -> Result<MsmMemory, MsmError> {
+    let size = plans.chunk(n)?;
     let mut chunks = 0u64;
-    let mut lengths = BTreeSet::new();
+    let mut used = BTreeSet::new();
     for &(start, len) in parts {
         let len = len.min(n.saturating_sub(start));
         chunks += len.div_ceil(size) as u64;
-        if len > 0 {
-            lengths.insert(size.min(len));
-            lengths.insert(len % size);
+        for l in [size.min(len), len % size] {
+            if l > 0 {
+                used.insert(plans.index(l)?);
+            }
         }
     }
-    lengths.remove(&0);
-    let mut scratch_bytes = 0;
-    for len in lengths {
-        scratch_bytes += config.plan(len, bounds)?.scratch_bytes();
-    }
+    let scratch_bytes = used.iter().map(|&i| plans.plans()[i].scratch_bytes()).sum();
     let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
     Ok(MsmMemory {
         chunks,
@@ -249,13 +246,14 @@ impl GpuContext {
 
     /// The checks an MSM makes before it allocates: the device is not lost,
     /// its results fit one buffer, and the bases, scratch and results fit the
-    /// device's memory.
-    pub(crate) fn check_msm(&self, bases: &Bases, n: usize, config: &MsmConfig) -> Result<(), MsmError> {
+    /// device's memory (with the call's plans).
+    pub(crate) fn check_msm(&self, bases: &Bases, n: usize, plans: &mut CallPlans<'_>) -> Result<(), MsmError> {
         self.check_lost()?;
         if n == 0 {
             return Ok(());
         }
-        let m = self.msm_memory(bases, n, config)?;
+        let parts: Vec<(usize, usize)> = bases.part_ranges().collect();
+        let m = memory_of(plans, &parts, n)?;
         let max_buffer = self.device.limits().max_buffer_size;
         if m.result_bytes > max_buffer {
             return Err(MsmError::OutOfMemory {

@@ -6,13 +6,14 @@ mod adapter;
 mod buffers;
 mod disk_cache;
 mod health;
+mod options;
 mod pipelines;
 mod waiter;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion, ShaderLibrary};
+use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, ShaderLibrary};
 
 pub use adapter::{
     default_field_code, default_inversion, default_layout, has_loop_cap, is_swiftshader, list_adapters, AdapterClass,
@@ -20,6 +21,8 @@ pub use adapter::{
 pub use disk_cache::PipelineCacheDir;
 pub(crate) use health::LiveGuard;
 pub use health::{msm_memory_on, LiveMemory, MsmMemory};
+pub(crate) use options::Counters;
+pub use options::{ContextOptions, CreatedObjects, LimitsChoice};
 pub use pipelines::CompileRecord;
 pub use waiter::DEFAULT_GPU_TIMEOUT;
 
@@ -28,71 +31,6 @@ use crate::engine::profile::{self, Profile, ProfileChoice, ProfileSource};
 use crate::error::MsmError;
 use crate::knobs::KnobOverrides;
 use crate::plan::AdapterBounds;
-
-/// How to pick the adapter and the field module.
-#[derive(Clone, Debug, Default)]
-pub struct ContextOptions {
-    /// Field limb layout; `None` picks `default_layout` for the adapter.
-    pub field_layout: Option<FieldLayout>,
-    /// Only adapters whose name contains this text (case-insensitive).
-    pub adapter_name: Option<String>,
-    /// Ask for GPU timestamp queries when the adapter has them (per-pass timings).
-    pub timestamps: bool,
-    /// The knobs [`GpuContext::msm`] uses, each over the tuned profile's
-    /// value (or the default) for the call's size; `MsmConfig`s convert
-    /// (the knobs that differ from the defaults).
-    pub knobs: KnobOverrides,
-    /// How the field multiplication is written; `None` picks
-    /// `default_field_code` for the adapter.
-    pub field_code: Option<FieldCode>,
-    /// How `fq_inv` is computed; `None` picks `default_inversion`.
-    pub inversion: Option<Inversion>,
-    /// Where compiled pipelines persist across processes (where the adapter
-    /// has a pipeline cache).
-    pub pipeline_cache: PipelineCacheDir,
-    /// Which tuned profile fills in the knobs `knobs` does not give
-    /// (`msm-cli tune` writes them).
-    pub profile: ProfileChoice,
-    /// The device limits to request.
-    pub limits: LimitsChoice,
-    /// How long one wait for the GPU may take before it fails with
-    /// [`MsmError::Timeout`] (natively; the browser has its own watchdog).
-    /// `None`: `DEFAULT_GPU_TIMEOUT`.
-    pub gpu_timeout: Option<std::time::Duration>,
-}
-
-/// Which limits a context's device asks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LimitsChoice {
-    /// Everything the adapter offers (largest bindings, most workgroup memory).
-    #[default]
-    Adapter,
-    /// WebGPU's defaults (128 MiB per binding, 256 MiB per buffer, 16 KiB of
-    /// workgroup memory), what a page gets that asks for nothing: the MSM
-    /// then plans smaller chunks and workgroups.
-    WebGpuDefaults,
-}
-
-/// GPU objects this context has created, by kind (a warm MSM with an
-/// unchanged plan creates none).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CreatedObjects {
-    pub buffers: u64,
-    pub bind_groups: u64,
-    pub query_sets: u64,
-    pub pipelines: u64,
-    /// Bytes of all buffers created.
-    pub buffer_bytes: u64,
-}
-
-#[derive(Default)]
-pub(crate) struct Counters {
-    pub(crate) buffers: AtomicU64,
-    pub(crate) bind_groups: AtomicU64,
-    pub(crate) query_sets: AtomicU64,
-    pub(crate) pipelines: AtomicU64,
-    pub(crate) buffer_bytes: AtomicU64,
-}
 
 /// One adapter's device, queue, shaders, layouts and caches.
 pub struct GpuContext {

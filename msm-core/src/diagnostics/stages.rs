@@ -10,8 +10,8 @@ use crate::context::GpuContext;
 use crate::cpu;
 use crate::error::MsmError;
 use crate::layout::{PointRecord, POINT_RECORD_BYTES};
-use crate::msm::{decode_window_sums, xyzz_to_projective, Scalars};
-use crate::passes::{walker_combine, Pass};
+use crate::msm::{decode_window_sums, xyzz_to_projective, Scalars, Scratch};
+use crate::passes::{walker_combine, Buf, Pass};
 use crate::plan::Plan;
 use crate::repr::FieldRepr;
 
@@ -90,10 +90,10 @@ impl GpuContext {
         self.upload_chunk(&s, Scalars::Fr(scalars), 0)?;
         let groups = self.bind_groups(&mut s, bases.id, 0, part).clone();
         let mut enc = self.device.create_command_encoder(&Default::default());
-        self.record(&mut enc, &pipes, &groups, &s.counts, None);
+        self.record(&mut enc, &pipes, &groups, s.buf(Buf::Counts), None);
         self.queue.submit([enc.finish()]);
         // The readback is queued behind the passes: its arrival means they finished.
-        let done = self.read_words(&s.counts, 1).await;
+        let done = self.read_words(s.buf(Buf::Counts), 1).await;
         self.put_scratch(s);
         done.map(|_| ())
     }
@@ -118,7 +118,7 @@ impl GpuContext {
             // compile before the first pass runs, so errors surface here
             self.pass_pipelines(config, &plan, &[pass]).await?;
         }
-        let counts_buf = s.counts.clone();
+        let counts_buf = s.buf(Buf::Counts).clone();
         let run = |pass: Pass| {
             let groups = groups.clone();
             let counts = counts_buf.clone();
@@ -131,50 +131,33 @@ impl GpuContext {
             }
         };
         run(Pass::Preprocess).await?;
-        let counts = self.read_words(&s.counts, tb).await?;
-        let offsets = self.read_words(&s.offsets, tb + 1).await?;
+        let counts = self.read_words(s.buf(Buf::Counts), tb).await?;
+        let offsets = self.read_words(s.buf(Buf::Offsets), tb + 1).await?;
         let e = offsets[tb] as usize;
-        let l0_index = self.read_words(&s.l0_index, e).await?;
-        let l0_bucket = self.read_words(&s.l0_bucket, e).await?;
+        let l0_index = self.read_words(s.buf(Buf::L0Index), e).await?;
+        let l0_bucket = self.read_words(s.buf(Buf::L0Bucket), e).await?;
         // Mark every bucket record so the test can tell which ones the walker wrote.
         let unwritten = PointRecord {
             valid: 7,
             ..Default::default()
         };
         self.queue
-            .write_buffer(&s.bucket_sums, 0, bytemuck::cast_slice(&vec![unwritten; tb]));
+            .write_buffer(s.buf(Buf::BucketSums), 0, bytemuck::cast_slice(&vec![unwritten; tb]));
         run(Pass::StreamWalker).await?;
-        let walker_sums = records(self.read_words(&s.bucket_sums, tb * rec_words).await?);
+        let walker_sums = records(self.read_words(s.buf(Buf::BucketSums), tb * rec_words).await?);
         let partials = records(
-            self.read_words(&s.partials, 2 * plan.tasks as usize * rec_words)
+            self.read_words(s.buf(Buf::Partials), 2 * plan.tasks as usize * rec_words)
                 .await?,
         );
         run(Pass::WalkerCombine).await?;
-        let bucket_sums = records(self.read_words(&s.bucket_sums, tb * rec_words).await?);
-        let split_sums = self.read_words(&s.split_sums, plan.tasks as usize * 32).await?;
-        let repr = FieldRepr::new(self.field_layout());
-        let mut chain_levels = Vec::new();
-        for level in 1..=walker_combine::chain_levels(plan.tasks) {
-            let len = walker_combine::level_len(plan.tasks, level) as usize;
-            let words = self.read_words(&s.chain_levels[level as usize - 1], len * 33).await?;
-            let elements = words
-                .chunks_exact(33)
-                .map(|e| Ok((xyzz_to_projective(&repr, &e[..32])?, e[32])))
-                .collect::<Result<Vec<_>, MsmError>>()?;
-            chain_levels.push(elements);
-        }
-        let points = |words: Vec<u32>| decode_window_sums(&repr, &words, words.len() / 32);
+        let bucket_sums = records(self.read_words(s.buf(Buf::BucketSums), tb * rec_words).await?);
+        let split_sums = self.read_words(s.buf(Buf::SplitSums), plan.tasks as usize * 32).await?;
+        let chain_levels = self.read_chain_levels(&s).await?;
         let (window_sums, reduce_segments, reduce_groups) = if host_reduce {
             (self.host_window_sums(&s).await?, Vec::new(), Vec::new())
         } else {
             run(Pass::Reduce).await?;
-            let segments = 2 * plan.windows as usize * plan.segments as usize;
-            let groups = 2 * plan.windows as usize * crate::passes::reduce::groups_per_window(&plan) as usize;
-            (
-                points(self.read_words(&s.window_sums, plan.windows as usize * 32).await?)?,
-                points(self.read_words(&s.segment_sums, segments * 32).await?)?,
-                points(self.read_words(&s.group_sums, groups * 32).await?)?,
-            )
+            self.read_reduce(&s).await?
         };
         let result = cpu::combine_windows(&window_sums, plan.c);
         Ok(MsmStages {
@@ -194,4 +177,37 @@ impl GpuContext {
             result,
         })
     }
+
+    /// walker_combine's block levels: (XYZZ sum, flags) per element.
+    async fn read_chain_levels(&self, s: &Scratch) -> Result<Vec<Vec<(G1Projective, u32)>>, MsmError> {
+        let (repr, tasks) = (FieldRepr::new(self.field_layout()), s.plan.tasks);
+        let mut levels = Vec::new();
+        for level in 1..=walker_combine::chain_levels(tasks) {
+            let len = walker_combine::level_len(tasks, level) as usize;
+            let words = self.read_words(s.buf(Buf::level(level as usize - 1)), len * 33).await?;
+            let elements = words
+                .chunks_exact(33)
+                .map(|e| Ok((xyzz_to_projective(&repr, &e[..32])?, e[32])))
+                .collect::<Result<Vec<_>, MsmError>>()?;
+            levels.push(elements);
+        }
+        Ok(levels)
+    }
+
+    /// reduce's window sums, segment sums and group sums.
+    async fn read_reduce(&self, s: &Scratch) -> Result<ReduceReadback, MsmError> {
+        let (repr, plan) = (FieldRepr::new(self.field_layout()), s.plan);
+        let points = |words: Vec<u32>| decode_window_sums(&repr, &words, words.len() / 32);
+        let segments = 2 * plan.windows as usize * plan.segments as usize;
+        let groups = 2 * plan.windows as usize * crate::passes::reduce::groups_per_window(&plan) as usize;
+        let windows = plan.windows as usize * 32;
+        Ok((
+            points(self.read_words(s.buf(Buf::WindowSums), windows).await?)?,
+            points(self.read_words(s.buf(Buf::SegmentSums), segments * 32).await?)?,
+            points(self.read_words(s.buf(Buf::GroupSums), groups * 32).await?)?,
+        ))
+    }
 }
+
+/// Window sums, segment sums and group sums as reduce left them.
+type ReduceReadback = (Vec<G1Projective>, Vec<G1Projective>, Vec<G1Projective>);

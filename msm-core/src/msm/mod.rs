@@ -8,6 +8,7 @@
 //! results buffer at the end.
 
 mod batch;
+mod plans;
 mod readback;
 mod record;
 mod run;
@@ -31,6 +32,7 @@ use crate::host_bytes::HostBytes;
 use crate::layout::{SCALARS_CANONICAL, SCALARS_MONTGOMERY};
 use crate::passes::Pass;
 use crate::plan::Plan;
+pub(crate) use plans::CallPlans;
 
 /// Where the time of one MSM went.
 #[derive(Clone, Debug, Default)]
@@ -171,8 +173,11 @@ impl GpuContext {
             self.check_inputs(bases, v.len())?;
         }
         let longest = vectors.iter().map(Scalars::len).max().unwrap_or(0);
-        self.check_msm(bases, longest, config)?;
-        (self.run_batch(bases, vectors, config).await).map_err(|e| self.explain_error(e, bases, longest, config))
+        // every plan of the call, derived once: the memory check, the chunks,
+        // the pipelines and the scratch share them
+        let mut plans = CallPlans::new(config, self.bounds());
+        self.check_msm(bases, longest, &mut plans)?;
+        (self.run_batch(bases, vectors, plans).await).map_err(|e| self.explain_error(e, bases, longest, config))
     }
 
     /// The checks of every entry point: lengths (a scalar vector shorter than

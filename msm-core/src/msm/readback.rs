@@ -8,6 +8,7 @@ use ark_ff::{Field, Zero};
 
 use super::scratch::{Scratch, MAX_TIMESTAMPS};
 use crate::context::GpuContext;
+use crate::passes::Buf;
 use crate::cpu;
 use crate::error::MsmError;
 use crate::layout::{PointRecord, POINT_RECORD_BYTES, VALID_XYZZ};
@@ -50,10 +51,10 @@ impl GpuContext {
     /// and bucket sums read back, running sums on the CPU.
     pub(crate) async fn host_window_sums(&self, s: &Scratch) -> Result<Vec<G1Projective>, MsmError> {
         let tb = s.plan.total_buckets() as usize;
-        let counts = self.read_words(&s.counts, tb).await?;
-        let words = self.read_words(&s.bucket_sums, tb * POINT_RECORD_BYTES / 4).await?;
+        let counts = self.read_words(s.buf(Buf::Counts), tb).await?;
+        let words = self.read_words(s.buf(Buf::BucketSums), tb * POINT_RECORD_BYTES / 4).await?;
         let records: &[PointRecord] = bytemuck::cast_slice(&words);
-        let split = self.read_words(&s.split_sums, s.plan.tasks as usize * 32).await?;
+        let split = self.read_words(s.buf(Buf::SplitSums), s.plan.tasks as usize * 32).await?;
         let repr = FieldRepr::new(self.field_layout());
         // Buckets no entry reached hold stale records: skip them as the GPU pass does.
         let buckets: Vec<Option<G1Affine>> = records

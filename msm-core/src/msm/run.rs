@@ -19,12 +19,13 @@ use crate::context::GpuContext;
 use crate::cpu;
 use crate::error::MsmError;
 use crate::layout::MsmParams;
-use crate::passes::Pass;
+use crate::passes::{Pass, Buf};
+use super::plans::CallPlans;
 use crate::plan::Plan;
 use crate::repr::FieldRepr;
 
 /// One job: points [offset, offset + scalars.len()) of base part `part`, for
-/// the batch's vector `vector`.
+/// the batch's vector `vector`, with the call's plan number `entry`.
 struct Job<'a> {
     vector: usize,
     part_index: usize,
@@ -32,6 +33,14 @@ struct Job<'a> {
     offset: usize,
     scalars: Scalars<'a>,
     plan: Plan,
+    entry: usize,
+}
+
+/// One plan of a call with its compiled passes: what every job of that plan
+/// records with (its scratch comes from the context's cache, keyed by plan).
+struct PlanEntry {
+    plan: Plan,
+    pipelines: PassPipelines,
 }
 
 const PARAMS_BYTES: u64 = std::mem::size_of::<MsmParams>() as u64;
@@ -52,33 +61,19 @@ pub(crate) struct BatchRun {
 }
 
 impl GpuContext {
-    /// Points per chunk: the whole input when its buffers fit the adapter's
-    /// bindings (and `max_chunk_points` allows), else the largest power-of-two
-    /// share that fits.
-    fn chunk_points(&self, n: usize, config: &MsmConfig) -> Result<usize, MsmError> {
-        let mut chunk = n.min(config.max_chunk_points.map_or(usize::MAX, |c| c as usize));
-        loop {
-            match self.plan(chunk, config) {
-                Ok(_) => return Ok(chunk),
-                Err(MsmError::BindingTooSmall { .. }) if chunk > 1 => chunk = chunk.div_ceil(2),
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
     /// Cuts each vector into chunks that never straddle two base parts.
     fn jobs<'a>(
         &self,
         bases: &'a Bases,
         vectors: &[Scalars<'a>],
-        config: &MsmConfig,
+        plans: &mut CallPlans<'_>,
     ) -> Result<Vec<Job<'a>>, MsmError> {
         let mut out = Vec::new();
         for (vector, scalars) in vectors.iter().enumerate() {
             if scalars.is_empty() {
                 continue;
             }
-            let size = self.chunk_points(scalars.len(), config)?;
+            let size = plans.chunk(scalars.len())?;
             for (part_index, part) in bases.parts.iter().enumerate() {
                 // a prefix MSM stops at its last scalar
                 let part_len = part.len.min(scalars.len().saturating_sub(part.start));
@@ -86,13 +81,15 @@ impl GpuContext {
                 while offset < part_len {
                     let len = size.min(part_len - offset);
                     let at = part.start + offset;
+                    let entry = plans.index(len)?;
                     out.push(Job {
                         vector,
                         part_index,
                         part,
                         offset,
                         scalars: scalars.slice(at..at + len),
-                        plan: self.plan(len, config)?,
+                        plan: plans.plans()[entry],
+                        entry,
                     });
                     offset += len;
                 }
@@ -117,18 +114,18 @@ impl GpuContext {
         if let Some(size) = wgpu::BufferSize::new(scalars.len() as u64 * 32) {
             let mut view = self
                 .queue
-                .write_buffer_with(&s.scalars, 0, size)
+                .write_buffer_with(s.buf(Buf::Scalars), 0, size)
                 .expect("the scalar buffer holds the chunk");
             upload::write_scalars(view.slice(..), scalars);
         }
         #[cfg(target_arch = "wasm32")]
-        upload::write_scalars_to(&self.queue, &s.scalars, 0, scalars)?;
+        upload::write_scalars_to(&self.queue, s.buf(Buf::Scalars), 0, scalars)?;
         let params = MsmParams {
             base_offset: base_offset as u32,
             scalar_form: scalars.form(),
             ..MsmParams::from(&s.plan)
         };
-        self.queue.write_buffer(&s.params, 0, bytemuck::bytes_of(&params));
+        self.queue.write_buffer(s.buf(Buf::Params), 0, bytemuck::bytes_of(&params));
         Ok(())
     }
 
@@ -138,10 +135,11 @@ impl GpuContext {
         &self,
         bases: &Bases,
         vectors: &[Scalars<'_>],
-        config: &MsmConfig,
+        mut plans: CallPlans<'_>,
     ) -> Result<BatchRun, MsmError> {
         let t_prepare = web_time::Instant::now();
-        let jobs = self.jobs(bases, vectors, config)?;
+        let jobs = self.jobs(bases, vectors, &mut plans)?;
+        let config = plans.config();
         let mut run = BatchRun {
             results: vec![G1Projective::zero(); vectors.len()],
             plan: jobs.first().map(|j| j.plan),
@@ -152,12 +150,7 @@ impl GpuContext {
         }
         let passes = self.passes_for(config);
         let host_reduce = passes.len() < Pass::ALL.len();
-        let mut pipelines: Vec<(Plan, PassPipelines)> = Vec::new();
-        for j in &jobs {
-            if !pipelines.iter().any(|(p, _)| *p == j.plan) {
-                pipelines.push((j.plan, self.pass_pipelines(config, &j.plan, passes).await?));
-            }
-        }
+        let pipelines = self.plan_entries(&jobs, plans.plans().len(), config, passes).await?;
         let scalar_at = (jobs.len() as u64 * PARAMS_BYTES).next_multiple_of(256);
         let staging_bytes = scalar_at + jobs.iter().map(|j| j.scalars.len() as u64 * 32).sum::<u64>();
         let limit = MAX_STAGING_BYTES.min(self.device.limits().max_buffer_size);
@@ -199,21 +192,7 @@ impl GpuContext {
             }
         };
         let t_wait = web_time::Instant::now();
-        let bytes = self
-            .map_read_range(&results, jobs.len() as u64 * RESULT_STRIDE, submitted)
-            .await;
-        // A buffer whose map timed out is still mapping: not for the pool.
-        if !matches!(bytes, Err(MsmError::Timeout { .. })) {
-            self.put_results(results);
-        }
-        // Settled by now: awaited after the readback, not before it.
-        for scope in scopes {
-            if let Some(e) = scope.await {
-                return Err(MsmError::Device(e.to_string()));
-            }
-        }
-        self.check_device_error()?;
-        let bytes = bytes?;
+        let bytes = self.read_results(results, jobs.len(), submitted, scopes).await?;
         run.timings.wait_ms = t_wait.elapsed().as_secs_f64() * 1e3;
         run.timings.gpu_wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
@@ -234,6 +213,50 @@ impl GpuContext {
         Ok(run)
     }
 
+    /// The call's plans that jobs use, each with its compiled passes (by the
+    /// plan's index among the call's plans).
+    async fn plan_entries(
+        &self,
+        jobs: &[Job<'_>],
+        plans: usize,
+        config: &MsmConfig,
+        passes: &[Pass],
+    ) -> Result<Vec<Option<PlanEntry>>, MsmError> {
+        let mut entries: Vec<Option<PlanEntry>> = (0..plans).map(|_| None).collect();
+        for j in jobs {
+            if entries[j.entry].is_none() {
+                let pipelines = self.pass_pipelines(config, &j.plan, passes).await?;
+                entries[j.entry] = Some(PlanEntry { plan: j.plan, pipelines });
+            }
+        }
+        Ok(entries)
+    }
+
+    /// Maps the results of `jobs` jobs, then awaits the submission's error
+    /// scopes (settled by then: awaited after the readback, not before it).
+    async fn read_results(
+        &self,
+        results: wgpu::Buffer,
+        jobs: usize,
+        submitted: wgpu::SubmissionIndex,
+        scopes: Vec<ScopeFuture>,
+    ) -> Result<Vec<u8>, MsmError> {
+        let bytes = self
+            .map_read_range(&results, jobs as u64 * RESULT_STRIDE, submitted)
+            .await;
+        // A buffer whose map timed out is still mapping: not for the pool.
+        if !matches!(bytes, Err(MsmError::Timeout { .. })) {
+            self.put_results(results);
+        }
+        for scope in scopes {
+            if let Some(e) = scope.await {
+                return Err(MsmError::Device(e.to_string()));
+            }
+        }
+        self.check_device_error()?;
+        bytes
+    }
+
     /// Stages every job, records all of them into one encoder and submits it
     /// once. Returns each job's timed kernel labels.
     #[allow(clippy::too_many_arguments)]
@@ -241,7 +264,7 @@ impl GpuContext {
         &self,
         bases: &Bases,
         jobs: &[Job<'_>],
-        pipelines: &[(Plan, PassPipelines)],
+        pipelines: &[Option<PlanEntry>],
         results: &wgpu::Buffer,
         config: &MsmConfig,
         scalar_at: u64,
@@ -250,23 +273,19 @@ impl GpuContext {
     ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<ScopeFuture>, wgpu::SubmissionIndex), MsmError> {
         let t = web_time::Instant::now();
         let staging = self.take_staging(staging_bytes);
-        let mut scalar_offsets = Vec::with_capacity(jobs.len());
-        let mut at = scalar_at;
-        for j in jobs {
-            scalar_offsets.push(at);
-            at += j.scalars.len() as u64 * 32;
-        }
-        let write = || {
-            let _span = tracing::debug_span!("msm.upload_scalars", bytes = staging_bytes).entered();
-            let t = web_time::Instant::now();
-            let mut written = Ok(());
-            for (k, j) in jobs.iter().enumerate() {
-                staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&Self::params(j)));
-                written = written.and(staging.write_scalars(scalar_offsets[k], j.scalars));
-            }
-            (t.elapsed().as_secs_f64() * 1e3, written)
-        };
-        let mut scratch: Vec<Scratch> = pipelines.iter().map(|(plan, _)| self.take_scratch(plan)).collect();
+        let scalar_offsets: Vec<u64> = jobs
+            .iter()
+            .scan(scalar_at, |at, j| {
+                let here = *at;
+                *at += j.scalars.len() as u64 * 32;
+                Some(here)
+            })
+            .collect();
+        let write = || Self::write_staging(&staging, jobs, &scalar_offsets, staging_bytes);
+        let mut scratch: Vec<Option<Scratch>> = pipelines
+            .iter()
+            .map(|e| e.as_ref().map(|e| self.take_scratch(&e.plan)))
+            .collect();
         // Error scopes are per thread: record on this one.
         let oom_scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation_scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -304,7 +323,7 @@ impl GpuContext {
             // Nothing is submitted; the staging buffer goes back to the pool.
             staging.remap();
             self.put_staging(staging);
-            for s in scratch {
+            for s in scratch.into_iter().flatten() {
                 self.put_scratch(s);
             }
             // Popped (in push order's reverse), their outcome not needed.
@@ -318,12 +337,31 @@ impl GpuContext {
         // The scopes' verdicts arrive while the GPU runs: the caller awaits
         // them after the readback instead of before it.
         let scopes: Vec<ScopeFuture> = vec![Box::pin(validation_scope.pop()), Box::pin(oom_scope.pop())];
-        for s in scratch {
+        for s in scratch.into_iter().flatten() {
             self.put_scratch(s);
         }
         // the part of the wall time not spent waiting for the writes
         timings.submit_ms += (t.elapsed().as_secs_f64() * 1e3 - upload_ms).max(0.0);
         Ok((timed, scopes, submitted))
+    }
+
+    /// Writes every job's parameters and scalars into the mapped staging
+    /// buffer. Returns the milliseconds it took and whether every scalar was
+    /// readable.
+    fn write_staging(
+        staging: &upload::Staging,
+        jobs: &[Job<'_>],
+        scalar_offsets: &[u64],
+        bytes: u64,
+    ) -> (f64, Result<(), MsmError>) {
+        let _span = tracing::debug_span!("msm.upload_scalars", bytes).entered();
+        let t = web_time::Instant::now();
+        let mut written = Ok(());
+        for (k, j) in jobs.iter().enumerate() {
+            staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&Self::params(j)));
+            written = written.and(staging.write_scalars(scalar_offsets[k], j.scalars));
+        }
+        (t.elapsed().as_secs_f64() * 1e3, written)
     }
 
     /// Records every job behind the copies of its parameters and scalars out
@@ -334,8 +372,8 @@ impl GpuContext {
         enc: &mut wgpu::CommandEncoder,
         bases: &Bases,
         jobs: &[Job<'_>],
-        pipelines: &[(Plan, PassPipelines)],
-        scratch: &mut [Scratch],
+        pipelines: &[Option<PlanEntry>],
+        scratch: &mut [Option<Scratch>],
         staging: &upload::Staging,
         scalar_offsets: &[u64],
         results: &wgpu::Buffer,
@@ -344,22 +382,25 @@ impl GpuContext {
         let timing = config.timing && self.has_timestamps();
         let mut timed = Vec::with_capacity(jobs.len());
         for (k, j) in jobs.iter().enumerate() {
-            let i = pipelines
-                .iter()
-                .position(|(p, _)| *p == j.plan)
-                .expect("compiled per plan");
-            let s = &mut scratch[i];
-            enc.copy_buffer_to_buffer(&staging.buffer, k as u64 * PARAMS_BYTES, &s.params, 0, PARAMS_BYTES);
+            let entry = pipelines[j.entry].as_ref().expect("compiled for its jobs");
+            let s = scratch[j.entry].as_mut().expect("taken for its jobs");
+            enc.copy_buffer_to_buffer(&staging.buffer, k as u64 * PARAMS_BYTES, s.buf(Buf::Params), 0, PARAMS_BYTES);
             enc.copy_buffer_to_buffer(
                 &staging.buffer,
                 scalar_offsets[k],
-                &s.scalars,
+                s.buf(Buf::Scalars),
                 0,
                 j.scalars.len() as u64 * 32,
             );
             let groups = self.bind_groups(s, bases.id, j.part_index, j.part).clone();
             let queries = timing.then(|| self.timing_objects(s).clone());
-            let labels = self.record(enc, &pipelines[i].1, &groups, &s.counts, queries.as_ref().map(|q| &q.0));
+            let labels = self.record(
+                enc,
+                &entry.pipelines,
+                &groups,
+                s.buf(Buf::Counts),
+                queries.as_ref().map(|q| &q.0),
+            );
             self.copy_results(enc, s, results, k, queries.as_ref().map(|q| &q.1), labels.len());
             timed.push(labels);
         }
@@ -374,7 +415,7 @@ impl GpuContext {
         &self,
         bases: &Bases,
         jobs: &[Job<'_>],
-        pipelines: &[(Plan, PassPipelines)],
+        pipelines: &[Option<PlanEntry>],
         results: &wgpu::Buffer,
         config: &MsmConfig,
         host_reduce: bool,
@@ -385,10 +426,7 @@ impl GpuContext {
         let mut host_sums = Vec::new();
         let mut submitted = None;
         for (k, j) in jobs.iter().enumerate() {
-            let i = pipelines
-                .iter()
-                .position(|(p, _)| *p == j.plan)
-                .expect("compiled per plan");
+            let entry = pipelines[j.entry].as_ref().expect("compiled for its jobs");
             let mut s = self.take_scratch(&j.plan);
             let t = web_time::Instant::now();
             if let Err(e) = self.upload_chunk(&s, j.scalars, j.offset) {
@@ -409,9 +447,9 @@ impl GpuContext {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
             let labels = self.record(
                 &mut enc,
-                &pipelines[i].1,
+                &entry.pipelines,
                 &groups,
-                &s.counts,
+                s.buf(Buf::Counts),
                 queries.as_ref().map(|q| &q.0),
             );
             self.copy_results(&mut enc, &s, results, k, queries.as_ref().map(|q| &q.1), labels.len());
@@ -447,7 +485,7 @@ impl GpuContext {
         kernels: usize,
     ) {
         let at = k as u64 * RESULT_STRIDE;
-        enc.copy_buffer_to_buffer(&s.window_sums, 0, results, at, s.plan.windows as u64 * 128);
+        enc.copy_buffer_to_buffer(s.buf(Buf::WindowSums), 0, results, at, s.plan.windows as u64 * 128);
         if let (Some(resolve), Some((q, _))) = (timestamps, s.timing.as_ref()) {
             let n = 2 * kernels as u32;
             if n > 0 {

@@ -7,8 +7,7 @@ use std::collections::HashMap;
 
 use crate::bases::BasePart;
 use crate::context::GpuContext;
-use crate::layout::POINT_RECORD_BYTES;
-use crate::passes::{bind_group, preprocess, reduce, walker_combine, Pass};
+use crate::passes::{bind_group, Buf, Pass};
 use crate::plan::Plan;
 
 /// Plans whose scratch the context keeps (a sweep alternates a few).
@@ -20,67 +19,31 @@ pub(crate) const MAX_TIMESTAMPS: u32 = 32;
 
 pub(crate) struct Scratch {
     pub(crate) plan: Plan,
-    pub(crate) params: wgpu::Buffer,
-    pub(crate) scalars: wgpu::Buffer,
-    pub(crate) counts: wgpu::Buffer,
-    pub(crate) offsets: wgpu::Buffer,
-    pub(crate) cursor: wgpu::Buffer,
-    pub(crate) l0_index: wgpu::Buffer,
-    pub(crate) l0_bucket: wgpu::Buffer,
-    pub(crate) block_sums: wgpu::Buffer,
-    pub(crate) bucket_sums: wgpu::Buffer,
-    pub(crate) partials: wgpu::Buffer,
-    pub(crate) chain_levels: [wgpu::Buffer; 3],
-    /// XYZZ sums of split buckets, one slot per walker task.
-    pub(crate) split_sums: wgpu::Buffer,
-    pub(crate) segment_sums: wgpu::Buffer,
-    pub(crate) group_sums: wgpu::Buffer,
-    pub(crate) window_sums: wgpu::Buffer,
+    /// Every buffer of [`Buf::SCRATCH`], in its order.
+    buffers: Vec<wgpu::Buffer>,
     /// Bind groups of the four passes per (bases id, part index).
     bind_groups: HashMap<(u64, usize), [wgpu::BindGroup; 4]>,
     /// Timestamp queries and their resolve buffer, made at first timed use.
     pub(crate) timing: Option<(wgpu::QuerySet, wgpu::Buffer)>,
 }
 
+impl Scratch {
+    /// The scratch buffer `b` (not a base part's).
+    pub(crate) fn buf(&self, b: Buf) -> &wgpu::Buffer {
+        debug_assert!(b.in_scratch(), "{b:?} belongs to the bases");
+        &self.buffers[b as usize]
+    }
+}
+
 impl GpuContext {
+    /// Every buffer the passes use for `plan`, sized by [`Buf::bytes`].
     pub(crate) fn new_scratch(&self, plan: &Plan) -> Scratch {
-        let st = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
-        let buf = |label: &str, bytes: u64| self.create_buffer(label, bytes.max(16), st);
-        let tb = plan.total_buckets();
-        let rec = POINT_RECORD_BYTES as u64;
-        let groups = reduce::groups_per_window(plan) as u64;
         Scratch {
             plan: *plan,
-            params: self.create_buffer(
-                "params",
-                std::mem::size_of::<crate::layout::MsmParams>() as u64,
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            ),
-            scalars: buf("scalars", plan.n as u64 * 32),
-            counts: buf("preprocess.counts", tb * 4),
-            offsets: buf("preprocess.offsets", (tb + 1) * 4),
-            cursor: buf("preprocess.cursor", tb * 4),
-            l0_index: buf("preprocess.l0_index", plan.max_entries() * 4),
-            l0_bucket: buf("preprocess.l0_bucket", plan.max_entries() * 4),
-            block_sums: buf("preprocess.block_sums", preprocess::scan_blocks(plan) as u64 * 4),
-            bucket_sums: buf("bucket_sums", tb * rec),
-            partials: buf("stream_walker.partials", 2 * plan.tasks as u64 * rec),
-            chain_levels: std::array::from_fn(|l| {
-                buf(
-                    "walker_combine.level",
-                    walker_combine::level_len(plan.tasks, l as u32 + 1) as u64 * walker_combine::CHAIN_SUM_BYTES,
-                )
-            }),
-            split_sums: buf("walker_combine.split_sums", plan.tasks as u64 * reduce::XYZZ_BYTES),
-            segment_sums: buf(
-                "reduce.segment_sums",
-                2 * plan.windows as u64 * plan.segments as u64 * reduce::XYZZ_BYTES,
-            ),
-            group_sums: buf(
-                "reduce.group_sums",
-                2 * plan.windows as u64 * groups * reduce::XYZZ_BYTES,
-            ),
-            window_sums: buf("reduce.window_sums", plan.windows as u64 * reduce::XYZZ_BYTES),
+            buffers: Buf::SCRATCH
+                .iter()
+                .map(|b| self.create_buffer(&b.label(), b.bytes(plan), b.usage()))
+                .collect(),
             bind_groups: HashMap::new(),
             timing: None,
         }
@@ -119,51 +82,16 @@ impl GpuContext {
                 s.bind_groups.clear();
             }
             let groups = Pass::ALL.map(|pass| {
-                let buffers: Vec<&wgpu::Buffer> = match pass {
-                    Pass::Preprocess => vec![
-                        &s.params,
-                        &s.scalars,
-                        &part.flags,
-                        &s.counts,
-                        &s.offsets,
-                        &s.cursor,
-                        &s.l0_index,
-                        &s.l0_bucket,
-                        &s.block_sums,
-                    ],
-                    Pass::StreamWalker => vec![
-                        &s.params,
-                        &part.x,
-                        &part.y,
-                        &s.offsets,
-                        &s.l0_index,
-                        &s.l0_bucket,
-                        &s.bucket_sums,
-                        &s.partials,
-                    ],
-                    Pass::WalkerCombine => vec![
-                        &s.params,
-                        &s.partials,
-                        &s.bucket_sums,
-                        &s.chain_levels[0],
-                        &s.chain_levels[1],
-                        &s.chain_levels[2],
-                        &s.split_sums,
-                    ],
-                    Pass::Reduce => vec![
-                        &s.params,
-                        &s.counts,
-                        &s.bucket_sums,
-                        &s.group_sums,
-                        &s.window_sums,
-                        &s.split_sums,
-                        &s.segment_sums,
-                    ],
-                };
                 self.counters
                     .bind_groups
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                bind_group(&self.device, self.pipelines.bind_group_layout(pass), pass, &buffers)
+                let buffer = |b: Buf| match b {
+                    Buf::BaseFlags => &part.flags,
+                    Buf::BaseX => &part.x,
+                    Buf::BaseY => &part.y,
+                    b => s.buf(b),
+                };
+                bind_group(&self.device, self.pipelines.bind_group_layout(pass), pass, buffer)
             });
             s.bind_groups.insert(key, groups);
         }

@@ -11,12 +11,15 @@
 //! | walker_combine | `walker_combine.wgsl` | [`walker_combine`] | [`crate::cpu::combine`] |
 //! | reduce | `reduce.wgsl` | [`reduce`] | [`crate::cpu::reduce`] |
 
+pub mod buffers;
 pub mod preprocess;
 pub mod reduce;
 pub mod stream_walker;
 pub mod walker_combine;
 
 use msm_wgsl::ShaderId;
+
+pub use buffers::Buf;
 
 use crate::config::MsmConfig;
 use crate::plan::Plan;
@@ -94,36 +97,34 @@ pub enum Access {
     ReadWrite,
 }
 
-/// One `@group(0) @binding(index)` declaration of a pass's shader.
+/// One `@group(0) @binding(index)` declaration of a pass's shader: which
+/// buffer it binds and how the shader reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Binding {
     pub index: u32,
-    /// The WGSL variable's name.
+    pub buf: Buf,
+    /// The WGSL variable's name (the buffer's).
     pub name: &'static str,
     pub access: Access,
 }
 
 impl Binding {
-    pub const fn uniform(index: u32, name: &'static str) -> Self {
+    const fn new(index: u32, buf: Buf, access: Access) -> Self {
         Binding {
             index,
-            name,
-            access: Access::Uniform,
+            buf,
+            name: buf.wgsl(),
+            access,
         }
     }
-    pub const fn read(index: u32, name: &'static str) -> Self {
-        Binding {
-            index,
-            name,
-            access: Access::ReadOnly,
-        }
+    pub const fn uniform(index: u32, buf: Buf) -> Self {
+        Self::new(index, buf, Access::Uniform)
     }
-    pub const fn write(index: u32, name: &'static str) -> Self {
-        Binding {
-            index,
-            name,
-            access: Access::ReadWrite,
-        }
+    pub const fn read(index: u32, buf: Buf) -> Self {
+        Self::new(index, buf, Access::ReadOnly)
+    }
+    pub const fn write(index: u32, buf: Buf) -> Self {
+        Self::new(index, buf, Access::ReadWrite)
     }
 
     fn layout_entry(&self) -> wgpu::BindGroupLayoutEntry {
@@ -155,21 +156,19 @@ pub(crate) fn bind_group_layout(device: &wgpu::Device, pass: Pass) -> wgpu::Bind
     })
 }
 
-/// A bind group of `pass` from its buffers in binding order.
-pub(crate) fn bind_group(
+/// A bind group of `pass`: each binding's buffer as `buffer` finds it.
+pub(crate) fn bind_group<'b>(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     pass: Pass,
-    buffers: &[&wgpu::Buffer],
+    buffer: impl Fn(Buf) -> &'b wgpu::Buffer,
 ) -> wgpu::BindGroup {
-    let bindings = pass.bindings();
-    assert_eq!(bindings.len(), buffers.len(), "{pass}: one buffer per binding");
-    let entries: Vec<_> = bindings
+    let entries: Vec<_> = pass
+        .bindings()
         .iter()
-        .zip(buffers)
-        .map(|(b, buf)| wgpu::BindGroupEntry {
+        .map(|b| wgpu::BindGroupEntry {
             binding: b.index,
-            resource: buf.as_entire_binding(),
+            resource: buffer(b.buf).as_entire_binding(),
         })
         .collect();
     device.create_bind_group(&wgpu::BindGroupDescriptor {

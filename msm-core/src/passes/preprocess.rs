@@ -3,7 +3,7 @@
 //! histogram, a three-step scan (blocks, top, add) and scatter.
 //! CPU twin: [`crate::cpu::preprocess()`].
 
-use super::{Binding, Kernel};
+use super::{Binding, Buf, Kernel};
 use crate::plan::Plan;
 
 /// Points per workgroup of `histogram` and `scatter` (override `WG`).
@@ -14,15 +14,15 @@ pub const SCAN_WG: u32 = 256;
 pub const SCAN_PER_THREAD: u32 = 4;
 
 pub const BINDINGS: &[Binding] = &[
-    Binding::uniform(0, "params"),
-    Binding::write(1, "scalars"),
-    Binding::read(2, "base_flags"),
-    Binding::write(3, "counts"),
-    Binding::write(4, "offsets"),
-    Binding::write(5, "cursor"),
-    Binding::write(6, "l0_index"),
-    Binding::write(7, "l0_bucket"),
-    Binding::write(8, "block_sums"),
+    Binding::uniform(0, Buf::Params),
+    Binding::write(1, Buf::Scalars),
+    Binding::read(2, Buf::BaseFlags),
+    Binding::write(3, Buf::Counts),
+    Binding::write(4, Buf::Offsets),
+    Binding::write(5, Buf::Cursor),
+    Binding::write(6, Buf::L0Index),
+    Binding::write(7, Buf::L0Bucket),
+    Binding::write(8, Buf::BlockSums),
 ];
 
 /// Blocks of the scan: counts / (SCAN_WG * SCAN_PER_THREAD), rounded up.

@@ -4,7 +4,7 @@
 //! segment's offset).
 //! CPU twin: [`crate::cpu::reduce`].
 
-use super::{Binding, Kernel};
+use super::{Binding, Buf, Kernel};
 use crate::plan::Plan;
 
 /// Workgroup size of `segments` and `groups` (override `WG`; a power of two).
@@ -17,13 +17,13 @@ pub const WIN_WG_MAX: u32 = 256;
 pub const XYZZ_BYTES: u64 = 128;
 
 pub const BINDINGS: &[Binding] = &[
-    Binding::uniform(0, "params"),
-    Binding::read(1, "counts"),
-    Binding::read(2, "bucket_sums"),
-    Binding::write(3, "group_sums"),
-    Binding::write(4, "window_sums"),
-    Binding::read(5, "split_sums"),
-    Binding::write(6, "segment_sums"),
+    Binding::uniform(0, Buf::Params),
+    Binding::read(1, Buf::Counts),
+    Binding::read(2, Buf::BucketSums),
+    Binding::write(3, Buf::GroupSums),
+    Binding::write(4, Buf::WindowSums),
+    Binding::read(5, Buf::SplitSums),
+    Binding::write(6, Buf::SegmentSums),
 ];
 
 /// Group sums per window: segments / WG, rounded up.

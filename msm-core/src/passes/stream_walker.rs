@@ -2,19 +2,19 @@
 //! accumulation, one inversion per workgroup iteration (`batch_inverse`).
 //! CPU twin: [`crate::cpu::walker`].
 
-use super::{tree_leaves, Binding, Kernel};
+use super::{tree_leaves, Binding, Buf, Kernel};
 use crate::config::MsmConfig;
 use crate::plan::Plan;
 
 pub const BINDINGS: &[Binding] = &[
-    Binding::uniform(0, "params"),
-    Binding::read(1, "base_x"),
-    Binding::read(2, "base_y"),
-    Binding::read(3, "offsets"),
-    Binding::read(4, "l0_index"),
-    Binding::read(5, "l0_bucket"),
-    Binding::write(6, "bucket_sums"),
-    Binding::write(7, "partials"),
+    Binding::uniform(0, Buf::Params),
+    Binding::read(1, Buf::BaseX),
+    Binding::read(2, Buf::BaseY),
+    Binding::read(3, Buf::Offsets),
+    Binding::read(4, Buf::L0Index),
+    Binding::read(5, Buf::L0Bucket),
+    Binding::write(6, Buf::BucketSums),
+    Binding::write(7, Buf::Partials),
 ];
 
 /// Bytes of workgroup memory the walker needs: the inversion tree (2 x

@@ -3,7 +3,7 @@
 //! split bucket's sum stays in XYZZ (no inversion), for reduce to add.
 //! CPU twin: [`crate::cpu::combine`].
 
-use super::{Binding, Kernel};
+use super::{Binding, Buf, Kernel};
 use crate::plan::Plan;
 
 /// Chain elements per block of the level above (override `BLOCK`).
@@ -18,13 +18,13 @@ pub const CHAIN_SUM_BYTES: u64 = 33 * 4;
 pub const MAX_LEVELS: u32 = 3;
 
 pub const BINDINGS: &[Binding] = &[
-    Binding::uniform(0, "params"),
-    Binding::read(1, "partials"),
-    Binding::write(2, "bucket_sums"),
-    Binding::write(3, "level1"),
-    Binding::write(4, "level2"),
-    Binding::write(5, "level3"),
-    Binding::write(6, "split_sums"),
+    Binding::uniform(0, Buf::Params),
+    Binding::read(1, Buf::Partials),
+    Binding::write(2, Buf::BucketSums),
+    Binding::write(3, Buf::Level1),
+    Binding::write(4, Buf::Level2),
+    Binding::write(5, Buf::Level3),
+    Binding::write(6, Buf::SplitSums),
 ];
 
 /// Elements of chain level `level` (level 0: one per walker task).

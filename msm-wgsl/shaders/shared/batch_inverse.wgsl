@@ -15,10 +15,10 @@
 // Call it in workgroup-uniform control flow.
 #import field
 
-override LEAVES: u32 = 128u;
+override LEAVES: u32 = 256u;
 // LEAVES - 1 (at least 1): the inner nodes (an override, as naga sizes
 // workgroup arrays by an override's name, not by an expression).
-override INNER: u32 = 127u;
+override INNER: u32 = 255u;
 
 var<workgroup> inv_inner: array<array<u32, 8>, INNER>;
 var<workgroup> inv_leaves: array<array<u32, 8>, LEAVES>;

@@ -1,0 +1,228 @@
+//! `msm-cli bench`: the GPU MSM beside arkworks on the same seeded inputs,
+//! cold and warm, per pass, each timed result with its correctness verdict.
+
+mod report;
+
+use std::time::Instant;
+
+use ark_ec::{AffineRepr, CurveGroup};
+use msm_core::cpu::cost::OpCounts;
+use msm_core::sample::ScalarClass;
+use msm_core::{cpu, MsmError};
+use report::{Cold, CompileSummary, Report, Setup, TimedRuns, Warm, WarmRuns};
+
+use crate::knobs::{config_line, field_line, GpuArgs, KnobArgs};
+use crate::stats::{summarize, Summary};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// log2 of the number of points.
+    #[arg(long, default_value_t = 17)]
+    logn: u32,
+    /// Warm repetitions (the median is reported).
+    #[arg(long, default_value_t = 10)]
+    reps: usize,
+    /// Seed of the inputs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Repetitions of arkworks' CPU MSM (0 skips the timing; the check always runs).
+    #[arg(long, default_value_t = 3)]
+    cpu_reps: usize,
+    /// Scalar distribution: random, equal, zero90, bits8 or onebucket.
+    #[arg(long, default_value = "random")]
+    scalars: String,
+    /// Also time K scalar vectors as one batch against K single calls.
+    #[arg(long, value_name = "K")]
+    batch: Option<usize>,
+    /// Print one JSON object instead of the report.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    gpu: GpuArgs,
+    #[command(flatten)]
+    knobs: KnobArgs,
+}
+
+pub fn run(args: &Args) -> Result<(), MsmError> {
+    if args.logn > 26 {
+        return Err(MsmError::invalid_config("--logn", format!("{}: at most 26", args.logn)));
+    }
+    let ctx = args.gpu.context(args.knobs.overrides.clone())?;
+    // the knobs given, each over the adapter's profile for this size
+    let config = ctx.config_for(1 << args.logn);
+    let class: ScalarClass = args
+        .scalars
+        .parse()
+        .map_err(|e: String| MsmError::invalid_config("--scalars", e))?;
+    let n = 1usize << args.logn;
+    let t = Instant::now();
+    let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
+    msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);
+    let input_generation_s = t.elapsed().as_secs_f64();
+    let expected = cpu::msm_reference(&bases, &scalars).into_affine();
+
+    let t = Instant::now();
+    let resident = ctx.upload_bases_blocking(&bases)?;
+    let base_upload_ms = t.elapsed().as_secs_f64() * 1e3;
+    if !args.json {
+        eprintln!(
+            "cold call: compiling the GPU pipelines (a first-run cost: seconds on a GPU, up to a minute on a CPU \
+             adapter; cached afterwards where the driver allows)..."
+        );
+    }
+    let t = Instant::now();
+    let first = ctx.msm_blocking_with(&resident, &scalars, &config)?;
+    let cold = Cold {
+        input_generation_s,
+        base_upload_ms,
+        cold_ms: t.elapsed().as_secs_f64() * 1e3,
+        cold_correct: first.result.into_affine() == expected,
+        compile: CompileSummary::of(&ctx.compile_log()),
+        pipeline_cache: ctx.has_pipeline_cache(),
+    };
+    let plan = first.plan.expect("n > 0");
+    let calls = Calls {
+        ctx: &ctx,
+        bases: &resident,
+        scalars: &scalars,
+        expected,
+    };
+    let (warm_runs, warm_ok) = calls.warm(&config, args.reps)?;
+    let (timed, timed_ok) = calls.timed(&config, args.reps.max(1))?;
+    let warm = Warm::of(&warm_runs, &timed, args.reps, warm_ok && timed_ok, ctx.has_timestamps());
+    let ops = op_counts(&plan, &config, &bases, &scalars);
+    let batch = match args.batch {
+        Some(k) => Some(crate::batch_bench::measure(
+            &ctx,
+            &resident,
+            &bases,
+            k,
+            args.reps.min(5),
+            args.seed,
+            &config,
+        )?),
+        None => None,
+    };
+    let arkworks_ms = arkworks_ms(&bases, &scalars, args.cpu_reps);
+    let report = Report {
+        setup: setup(&ctx, args, class, &config, &plan),
+        gpu_memory_bytes: ctx.live_memory().bytes(),
+        inversion_share: ops.inversion_share(),
+        ops,
+        speedup_vs_arkworks: arkworks_ms.map(|a| a.median / warm.warm_ms.median),
+        arkworks_ms,
+        arkworks_threads: rayon::current_num_threads(),
+        batch,
+        cold,
+        warm,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("serialisable"));
+    } else {
+        report.print(&ctx);
+    }
+    let batch_ok = report.batch.as_ref().is_none_or(|b| b.correct);
+    if !(report.cold.cold_correct && report.warm.warm_correct && batch_ok) {
+        return Err(MsmError::CorruptResult);
+    }
+    Ok(())
+}
+
+/// The adapter, inputs and plan of this bench.
+fn setup(
+    ctx: &msm_core::GpuContext,
+    args: &Args,
+    class: ScalarClass,
+    config: &msm_core::MsmConfig,
+    plan: &msm_core::Plan,
+) -> Setup {
+    let info = ctx.adapter_info();
+    Setup {
+        adapter: info.name.clone(),
+        backend: format!("{:?}", info.backend),
+        driver: format!("{} {}", info.driver, info.driver_info),
+        software_adapter: ctx.is_software(),
+        field_layout: ctx.field_layout().to_string(),
+        field: field_line(ctx),
+        n: 1 << args.logn,
+        logn: args.logn,
+        seed: args.seed,
+        scalars: class.name().into(),
+        config: config_line(config),
+        profile: ctx.profile_source().to_string(),
+        window_bits: plan.c,
+        windows: plan.windows,
+        walker_threads: plan.threads,
+        walker_tasks: plan.tasks,
+    }
+}
+
+/// One MSM's inputs and its arkworks answer, called again and again.
+struct Calls<'a> {
+    ctx: &'a msm_core::GpuContext,
+    bases: &'a msm_core::Bases,
+    scalars: &'a [ark_bn254::Fr],
+    expected: ark_bn254::G1Affine,
+}
+
+impl Calls<'_> {
+    /// `reps` untimed calls, end to end; whether every one was exact.
+    fn warm(&self, config: &msm_core::MsmConfig, reps: usize) -> Result<(WarmRuns, bool), MsmError> {
+        let (mut runs, mut ok) = (WarmRuns::default(), true);
+        for _ in 0..reps {
+            let t = Instant::now();
+            let run = self.ctx.msm_blocking_with(self.bases, self.scalars, config)?;
+            runs.push(t.elapsed().as_secs_f64() * 1e3, &run.timings);
+            ok &= run.result.into_affine() == self.expected;
+        }
+        Ok((runs, ok))
+    }
+
+    /// `reps` calls with per-pass timestamps (none without timestamp queries).
+    fn timed(&self, config: &msm_core::MsmConfig, reps: usize) -> Result<(TimedRuns, bool), MsmError> {
+        let (mut runs, mut ok) = (TimedRuns::default(), true);
+        if !self.ctx.has_timestamps() {
+            return Ok((runs, ok));
+        }
+        let timed = msm_core::MsmConfig {
+            timing: true,
+            ..config.clone()
+        };
+        for _ in 0..reps {
+            let run = self.ctx.msm_blocking_with(self.bases, self.scalars, &timed)?;
+            ok &= run.result.into_affine() == self.expected;
+            runs.passes.extend(run.timings.gpu_pass_ms);
+            runs.span.extend(run.timings.gpu_span_ms);
+            for (label, ms) in run.timings.gpu_kernel_ms {
+                runs.kernels.entry(label).or_default().push(ms);
+            }
+        }
+        Ok((runs, ok))
+    }
+}
+
+/// arkworks' MSM on every core, `reps` times (`None` for none).
+fn arkworks_ms(bases: &[ark_bn254::G1Affine], scalars: &[ark_bn254::Fr], reps: usize) -> Option<Summary> {
+    let times: Vec<f64> = (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            let _ = std::hint::black_box(cpu::msm_reference(bases, scalars));
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    (!times.is_empty()).then(|| summarize(&times))
+}
+
+/// The operation counts of this MSM: the CPU twin's histogram of the scalars
+/// under the plan, then the plan's structure.
+fn op_counts(
+    plan: &msm_core::Plan,
+    config: &msm_core::MsmConfig,
+    bases: &[ark_bn254::G1Affine],
+    scalars: &[ark_bn254::Fr],
+) -> OpCounts {
+    let words: Vec<_> = scalars.iter().map(cpu::scalar_words).collect();
+    let identity: Vec<bool> = bases.iter().map(|p| p.is_zero()).collect();
+    let counts = cpu::preprocess::bucket_counts(plan, &words, &identity);
+    cpu::cost::count(plan, config, &counts)
+}

@@ -1,0 +1,56 @@
+//! The plans of one call.
+
+use crate::config::MsmConfig;
+use crate::error::MsmError;
+use crate::plan::{AdapterBounds, Plan};
+
+/// The plans of one MSM call: each chunk length's plan is derived once and
+/// shared by the memory check, the chunking, the pipelines and the scratch
+/// (a job names its plan by index).
+pub(crate) struct CallPlans<'a> {
+    config: &'a MsmConfig,
+    bounds: AdapterBounds,
+    plans: Vec<Plan>,
+}
+
+impl<'a> CallPlans<'a> {
+    pub(crate) fn new(config: &'a MsmConfig, bounds: AdapterBounds) -> Self {
+        CallPlans {
+            config,
+            bounds,
+            plans: Vec::new(),
+        }
+    }
+
+    /// The index of the plan for `len` points, derived on first use.
+    pub(crate) fn index(&mut self, len: usize) -> Result<usize, MsmError> {
+        if let Some(i) = self.plans.iter().position(|p| p.n as usize == len) {
+            return Ok(i);
+        }
+        self.plans.push(self.config.plan(len, &self.bounds)?);
+        Ok(self.plans.len() - 1)
+    }
+
+    /// Points per chunk of a vector of `n`: all of them when their buffers
+    /// fit the adapter's bindings (and `max_chunk_points` allows), else the
+    /// largest halving that fits.
+    pub(crate) fn chunk(&mut self, n: usize) -> Result<usize, MsmError> {
+        let mut chunk = n.min(self.config.max_chunk_points.map_or(usize::MAX, |c| c as usize));
+        loop {
+            match self.index(chunk) {
+                Ok(_) => return Ok(chunk),
+                Err(MsmError::BindingTooSmall { .. }) if chunk > 1 => chunk = chunk.div_ceil(2),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Every plan derived so far, by index.
+    pub(crate) fn plans(&self) -> &[Plan] {
+        &self.plans
+    }
+
+    pub(crate) fn config(&self) -> &MsmConfig {
+        self.config
+    }
+}

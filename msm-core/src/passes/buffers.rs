@@ -1,0 +1,155 @@
+//! The buffers the passes bind, named once: each buffer's WGSL name, its
+//! size for a plan and who holds it. A pass's bindings name these buffers,
+//! so its bind-group layout, its bind groups and the scratch's sizes (and
+//! the memory check before allocating) all come from this one list.
+
+use super::{preprocess, reduce, walker_combine};
+use crate::layout::{MsmParams, POINT_RECORD_BYTES};
+use crate::plan::Plan;
+
+/// A buffer some pass binds. The per-plan scratch holds every one of them
+/// but the base part's (`Base*`), which belong to the resident bases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Buf {
+    Params,
+    Scalars,
+    Counts,
+    Offsets,
+    Cursor,
+    L0Index,
+    L0Bucket,
+    BlockSums,
+    BucketSums,
+    Partials,
+    Level1,
+    Level2,
+    Level3,
+    SplitSums,
+    SegmentSums,
+    GroupSums,
+    WindowSums,
+    BaseFlags,
+    BaseX,
+    BaseY,
+}
+
+impl Buf {
+    /// The per-plan scratch buffers, in the order the scratch holds them
+    /// (their discriminants).
+    pub const SCRATCH: [Buf; 17] = [
+        Buf::Params,
+        Buf::Scalars,
+        Buf::Counts,
+        Buf::Offsets,
+        Buf::Cursor,
+        Buf::L0Index,
+        Buf::L0Bucket,
+        Buf::BlockSums,
+        Buf::BucketSums,
+        Buf::Partials,
+        Buf::Level1,
+        Buf::Level2,
+        Buf::Level3,
+        Buf::SplitSums,
+        Buf::SegmentSums,
+        Buf::GroupSums,
+        Buf::WindowSums,
+    ];
+
+    /// The variable's name in every WGSL file that binds it.
+    pub const fn wgsl(self) -> &'static str {
+        match self {
+            Buf::Params => "params",
+            Buf::Scalars => "scalars",
+            Buf::Counts => "counts",
+            Buf::Offsets => "offsets",
+            Buf::Cursor => "cursor",
+            Buf::L0Index => "l0_index",
+            Buf::L0Bucket => "l0_bucket",
+            Buf::BlockSums => "block_sums",
+            Buf::BucketSums => "bucket_sums",
+            Buf::Partials => "partials",
+            Buf::Level1 => "level1",
+            Buf::Level2 => "level2",
+            Buf::Level3 => "level3",
+            Buf::SplitSums => "split_sums",
+            Buf::SegmentSums => "segment_sums",
+            Buf::GroupSums => "group_sums",
+            Buf::WindowSums => "window_sums",
+            Buf::BaseFlags => "base_flags",
+            Buf::BaseX => "base_x",
+            Buf::BaseY => "base_y",
+        }
+    }
+
+    /// walker_combine's chain level `index + 1`.
+    pub fn level(index: usize) -> Buf {
+        [Buf::Level1, Buf::Level2, Buf::Level3][index]
+    }
+
+    /// Whether the scratch holds it (else the base part does).
+    pub const fn in_scratch(self) -> bool {
+        !matches!(self, Buf::BaseFlags | Buf::BaseX | Buf::BaseY)
+    }
+
+    /// Bytes the scratch allocates for `plan` (at least 16; 0 for the base
+    /// part's buffers).
+    pub fn bytes(self, plan: &Plan) -> u64 {
+        let tb = plan.total_buckets();
+        let rec = POINT_RECORD_BYTES as u64;
+        let xyzz = reduce::XYZZ_BYTES;
+        let (tasks, windows) = (plan.tasks as u64, plan.windows as u64);
+        let level = |l| walker_combine::level_len(plan.tasks, l) as u64 * walker_combine::CHAIN_SUM_BYTES;
+        let bytes = match self {
+            Buf::Params => std::mem::size_of::<MsmParams>() as u64,
+            Buf::Scalars => plan.n as u64 * 32,
+            Buf::Counts | Buf::Cursor => tb * 4,
+            Buf::Offsets => (tb + 1) * 4,
+            Buf::L0Index | Buf::L0Bucket => plan.max_entries() * 4,
+            Buf::BlockSums => preprocess::scan_blocks(plan) as u64 * 4,
+            Buf::BucketSums => tb * rec,
+            Buf::Partials => 2 * tasks * rec,
+            Buf::Level1 => level(1),
+            Buf::Level2 => level(2),
+            Buf::Level3 => level(3),
+            // XYZZ sums of split buckets, one slot per walker task
+            Buf::SplitSums => tasks * xyzz,
+            // (T, U) per segment, (E, V) per group
+            Buf::SegmentSums => 2 * windows * plan.segments as u64 * xyzz,
+            Buf::GroupSums => 2 * windows * reduce::groups_per_window(plan) as u64 * xyzz,
+            Buf::WindowSums => windows * xyzz,
+            Buf::BaseFlags | Buf::BaseX | Buf::BaseY => return 0,
+        };
+        bytes.max(16)
+    }
+
+    /// How the scratch creates it.
+    pub fn usage(self) -> wgpu::BufferUsages {
+        match self {
+            Buf::Params => wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        }
+    }
+
+    /// Its label on the GPU.
+    pub fn label(self) -> String {
+        format!("msm.{}", self.wgsl())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scratch list holds every scratch buffer once, in discriminant order.
+    #[test]
+    fn scratch_order_is_the_discriminants() {
+        for (i, b) in Buf::SCRATCH.iter().enumerate() {
+            assert_eq!(*b as usize, i, "{b:?}");
+            assert!(b.in_scratch());
+        }
+        for b in [Buf::BaseFlags, Buf::BaseX, Buf::BaseY] {
+            assert!(!b.in_scratch() && b as usize >= Buf::SCRATCH.len());
+        }
+    }
+}
