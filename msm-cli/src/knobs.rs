@@ -124,17 +124,14 @@ impl GpuArgs {
                 })
             })
             .transpose()?;
-        let field_code = match self.field_code.as_deref() {
-            None => None,
-            Some("unrolled") => Some(FieldCode::Unrolled),
-            Some("looped") => Some(FieldCode::Looped),
-            Some(other) => {
-                return Err(MsmError::invalid_config(
-                    "--field-code",
-                    format!("{other}: expected unrolled or looped"),
-                ))
-            }
-        };
+        let field_code = self
+            .field_code
+            .as_deref()
+            .map(|s| {
+                s.parse::<FieldCode>()
+                    .map_err(|e| MsmError::invalid_config("--field-code", e))
+            })
+            .transpose()?;
         let inversion = self
             .inversion
             .as_deref()

@@ -73,7 +73,7 @@ impl MsmContext {
                 AdapterClass::Gpu => "gpu",
             },
             field_layout: self.ctx.field_layout().to_string(),
-            field_code: format!("{:?}", self.ctx.field_code()).to_lowercase(),
+            field_code: self.ctx.field_code().to_string(),
             inversion: self.ctx.field_options().inversion.to_string(),
             reduce: if self.ctx.reduces_on_host(&self.config.borrow()) {
                 "host"

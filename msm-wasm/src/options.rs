@@ -98,9 +98,10 @@ impl ContextOptions {
         };
         let field_code = match self.field_code.as_deref() {
             None => None,
-            Some("unrolled") => Some(msm_core::FieldCode::Unrolled),
-            Some("looped") => Some(msm_core::FieldCode::Looped),
-            Some(other) => return Err(format!("fieldCode: expected \"unrolled\" or \"looped\", got {other:?}")),
+            Some(s) => Some(
+                s.parse::<msm_core::FieldCode>()
+                    .map_err(|e| format!("fieldCode: {e}"))?,
+            ),
         };
         let inversion = match self.inversion.as_deref() {
             None => None,

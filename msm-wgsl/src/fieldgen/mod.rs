@@ -29,6 +29,33 @@ pub enum FieldCode {
     Looped,
 }
 
+impl FieldCode {
+    pub const ALL: [FieldCode; 2] = [FieldCode::Unrolled, FieldCode::Looped];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            FieldCode::Unrolled => "unrolled",
+            FieldCode::Looped => "looped",
+        }
+    }
+}
+
+impl std::fmt::Display for FieldCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for FieldCode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| format!("unknown field code `{s}`: expected unrolled or looped"))
+    }
+}
+
 /// Everything that shapes the generated field module.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FieldOptions {
