@@ -17,7 +17,7 @@ pub struct ContextOptions {
     pub adapter_name: Option<String>,
     /// Ask for GPU timestamp queries when the adapter has them (per-pass timings).
     pub timestamps: bool,
-    /// The knobs [`GpuContext::msm`] uses, each over the tuned profile's
+    /// The knobs [`crate::GpuContext::msm`] uses, each over the tuned profile's
     /// value (or the default) for the call's size; `MsmConfig`s convert
     /// (the knobs that differ from the defaults).
     pub knobs: KnobOverrides,
@@ -35,7 +35,7 @@ pub struct ContextOptions {
     /// The device limits to request.
     pub limits: LimitsChoice,
     /// How long one wait for the GPU may take before it fails with
-    /// [`MsmError::Timeout`] (natively; the browser has its own watchdog).
+    /// [`crate::MsmError::Timeout`] (natively; the browser has its own watchdog).
     /// `None`: `DEFAULT_GPU_TIMEOUT`.
     pub gpu_timeout: Option<std::time::Duration>,
 }
