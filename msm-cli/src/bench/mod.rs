@@ -34,6 +34,11 @@ pub struct Args {
     /// Also time K scalar vectors as one batch against K single calls.
     #[arg(long, value_name = "K")]
     batch: Option<usize>,
+    /// Run one MSM of 2^L points first (L < logn, the first bases), so that
+    /// the cold figure is a new size class's in a process that has run an
+    /// MSM already.
+    #[arg(long, value_name = "L")]
+    after: Option<u32>,
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
@@ -70,9 +75,14 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
              adapter; cached afterwards where the driver allows)..."
         );
     }
+    if let Some(l) = args.after.filter(|&l| l < args.logn) {
+        let m = 1usize << l;
+        ctx.msm_blocking_with(&resident, &scalars[..m], &ctx.config_for(m))?;
+    }
     let t = Instant::now();
     let first = ctx.msm_blocking_with(&resident, &scalars, &config)?;
     let cold = Cold {
+        after_logn: args.after.filter(|&l| l < args.logn),
         input_generation_s,
         base_upload_ms,
         cold_ms: t.elapsed().as_secs_f64() * 1e3,

@@ -57,6 +57,8 @@ pub(super) struct Setup {
 /// The first call and what preceded it.
 #[derive(Serialize)]
 pub(super) struct Cold {
+    /// `--after L`: the cold call came after an MSM of 2^L points.
+    pub after_logn: Option<u32>,
     pub input_generation_s: f64,
     pub base_upload_ms: f64,
     pub cold_ms: f64,
@@ -226,8 +228,12 @@ impl Report {
             "gpu memory   {:.1} MiB held by this context",
             self.gpu_memory_bytes as f64 / (1 << 20) as f64
         );
+        let first = match c.after_logn {
+            Some(l) => format!("first call of this size after one of 2^{l}"),
+            None => "first call: pipelines, buffers".into(),
+        };
         println!(
-            "cold         {:.3} ms (first call: pipelines, buffers)   check: {}",
+            "cold         {:.3} ms ({first})   check: {}",
             c.cold_ms,
             verdict(c.cold_correct)
         );

@@ -3,7 +3,7 @@
 use crate::config::MsmConfig;
 use crate::context::GpuContext;
 use crate::error::MsmError;
-use crate::passes::{Kernel, Pass};
+use crate::passes::{walker_combine, Kernel, Pass};
 use crate::plan::Plan;
 
 /// The compiled kernels of the passes one MSM runs, in order.
@@ -20,7 +20,7 @@ impl GpuContext {
         plan: &Plan,
         passes: &[Pass],
     ) -> Result<PassPipelines, MsmError> {
-        let jobs = passes
+        let mut jobs: Vec<_> = passes
             .iter()
             .flat_map(|&pass| {
                 pass.kernels(config, plan)
@@ -28,6 +28,18 @@ impl GpuContext {
                     .map(move |k| (pass.shader(config), k.entry, k.overrides, Some(pass)))
             })
             .collect();
+        // On a GPU, the kernels other sizes need are compiled in the same
+        // parallel batch, so that the first call of a larger size class
+        // compiles nothing (on a CPU adapter each compile costs seconds of
+        // the few cores there are: only what this call runs).
+        if !self.is_software() && passes.contains(&Pass::WalkerCombine) {
+            let pass = Pass::WalkerCombine;
+            jobs.extend(
+                walker_combine::other_sizes_kernels(plan)
+                    .into_iter()
+                    .map(|k| (pass.shader(config), k.entry, k.overrides, Some(pass))),
+            );
+        }
         self.precompile(jobs).await?;
         let mut out = Vec::with_capacity(passes.len());
         for &pass in passes {

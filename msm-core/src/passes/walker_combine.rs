@@ -41,20 +41,68 @@ pub fn chain_levels(tasks: u32) -> u32 {
         .count() as u32
 }
 
+/// The `blocks` kernel of chain level `level` over `tasks` walker tasks.
+fn blocks(tasks: u32, level: u32) -> Kernel {
+    Kernel::new("blocks", BLOCKS_WG, level_len(tasks, level).div_ceil(BLOCKS_WG))
+        .with("LEVEL", level)
+        .with("BLOCK", BLOCK)
+        .with("BLOCKS_WG", BLOCKS_WG)
+}
+
+/// The kernels some size may need beyond `plan`'s: the `blocks` kernel of
+/// every chain level (a level is an override, so each is its own pipeline;
+/// larger inputs have more levels).
+pub fn other_sizes_kernels(plan: &Plan) -> Vec<Kernel> {
+    (chain_levels(plan.tasks) + 1..=MAX_LEVELS)
+        .map(|level| blocks(plan.tasks, level))
+        .collect()
+}
+
 pub fn kernels(plan: &Plan) -> Vec<Kernel> {
     let levels = chain_levels(plan.tasks);
-    let mut k: Vec<Kernel> = (1..=levels)
-        .map(|level| {
-            Kernel::new("blocks", BLOCKS_WG, level_len(plan.tasks, level).div_ceil(BLOCKS_WG))
-                .with("LEVEL", level)
-                .with("BLOCK", BLOCK)
-                .with("BLOCKS_WG", BLOCKS_WG)
-        })
-        .collect();
+    let mut k: Vec<Kernel> = (1..=levels).map(|level| blocks(plan.tasks, level)).collect();
     k.push(
         Kernel::new("owners", OWNERS_WG, plan.tasks.div_ceil(OWNERS_WG))
             .with("BLOCK", BLOCK)
             .with("OWNERS_WG", OWNERS_WG),
     );
     k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::MsmConfig;
+    use crate::plan::AdapterBounds;
+
+    /// A small plan's kernels and the ones other sizes need give a `blocks`
+    /// kernel for every chain level, each once, and a large plan's own
+    /// `blocks` kernels are among them (same entry and overrides).
+    #[test]
+    fn every_level_is_compiled_with_the_first_size() {
+        let bounds = AdapterBounds {
+            max_workgroup_size_x: 1024,
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_storage: 49152,
+            max_binding_size: 1 << 40,
+            loop_capped: false,
+            inversion_loops: 78,
+            field_int64: true,
+        };
+        let config = MsmConfig::default();
+        let small = config.plan(1 << 10, &bounds).unwrap();
+        let large = config.plan(1 << 24, &bounds).unwrap();
+        assert!(chain_levels(small.tasks) < chain_levels(large.tasks));
+        let key = |k: &Kernel| (k.entry, k.overrides.clone());
+        let first: Vec<_> = kernels(&small)
+            .iter()
+            .chain(&other_sizes_kernels(&small))
+            .map(key)
+            .collect();
+        let levels: Vec<_> = first.iter().filter(|(e, _)| *e == "blocks").collect();
+        assert_eq!(levels.len(), MAX_LEVELS as usize);
+        for k in kernels(&large).iter().map(key) {
+            assert!(first.contains(&k), "{k:?} is not compiled with the first size");
+        }
+    }
 }
