@@ -42,7 +42,7 @@ pub enum TaskSplit {
     Buckets,
 }
 
-crate::knobs::knob_table! {
+crate::knobs::table::knob_table! {
     /// Window width c in bits (2..=20). `None`: chosen from n (see
     /// `crate::plan::auto_window_bits`). Wider windows mean fewer windows
     /// (less walker work) but 2^(c-1) buckets each (more reduce work and memory).

@@ -27,6 +27,12 @@ pub enum Backend {
     Cpu,
 }
 
+crate::knobs::named_values!(
+    Backend,
+    "backend",
+    [(Backend::Auto, "auto"), (Backend::Gpu, "gpu"), (Backend::Cpu, "cpu")]
+);
+
 /// Where one MSM runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Route {

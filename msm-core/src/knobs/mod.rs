@@ -7,41 +7,15 @@
 //! ([`typescript_interface`]), and [`KnobOverrides`], which a context merges
 //! knob by knob over a tuned profile.
 
-use std::fmt;
-use std::str::FromStr;
-
 pub use crate::config::KNOBS;
 pub use overrides::KnobOverrides;
-pub(crate) use table::{knob_range, knob_table, KnobValue};
+pub use table::Knob;
+pub(crate) use table::KnobValue;
 
 mod overrides;
-mod table;
+pub(crate) mod table;
 use crate::config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
-use crate::engine::Backend;
 use crate::error::MsmError;
-
-/// One knob of [`MsmConfig`], as data.
-#[derive(Clone, Copy, Debug)]
-pub struct Knob {
-    /// The field name (snake_case).
-    pub name: &'static str,
-    /// The JS (camelCase) name.
-    pub camel: &'static str,
-    /// A short alias (command-line flags and page URLs of earlier versions).
-    pub alias: &'static str,
-    /// The TypeScript type of its value.
-    pub ts: &'static str,
-    /// What values it takes, in words.
-    pub values: &'static str,
-    /// The field's doc comment.
-    pub doc: &'static str,
-    /// The inclusive range of a numeric knob (checked before planning;
-    /// limits of the adapter are checked by the plan).
-    pub range: Option<(u64, u64)>,
-    /// Whether the knob selects a compiled shader variant (the rest only
-    /// change the plan).
-    pub shader: bool,
-}
 
 impl Knob {
     /// The first sentence of its doc comment.
@@ -74,15 +48,15 @@ pub fn knob(name: &str) -> Option<&'static Knob> {
 /// Text names of an enum's values, both ways.
 macro_rules! named_values {
     ($t:ty, $what:literal, [$(($v:path, $s:literal)),+ $(,)?]) => {
-        impl fmt::Display for $t {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(match self {
                     $($v => $s,)+
                 })
             }
         }
 
-        impl FromStr for $t {
+        impl std::str::FromStr for $t {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
                 match s {
@@ -96,7 +70,7 @@ macro_rules! named_values {
             }
         }
 
-        impl KnobValue for $t {
+        impl $crate::knobs::KnobValue for $t {
             fn parse_knob(text: &str) -> Result<Self, String> {
                 text.parse()
             }
@@ -119,6 +93,7 @@ macro_rules! named_values {
         }
     };
 }
+pub(crate) use named_values;
 
 named_values!(
     PrefMem,
@@ -133,11 +108,6 @@ named_values!(
         (ReduceOn::Gpu, "gpu"),
         (ReduceOn::Host, "host")
     ]
-);
-named_values!(
-    Backend,
-    "backend",
-    [(Backend::Auto, "auto"), (Backend::Gpu, "gpu"), (Backend::Cpu, "cpu")]
 );
 named_values!(
     TaskSplit,

@@ -1,6 +1,29 @@
 //! The macro that declares `MsmConfig` and `KNOBS` from the knob table,
 //! and the value types a knob may have.
 
+/// One knob of `MsmConfig`, as data.
+#[derive(Clone, Copy, Debug)]
+pub struct Knob {
+    /// The field name (snake_case).
+    pub name: &'static str,
+    /// The JS (camelCase) name.
+    pub camel: &'static str,
+    /// A short alias (command-line flags and page URLs of earlier versions).
+    pub alias: &'static str,
+    /// The TypeScript type of its value.
+    pub ts: &'static str,
+    /// What values it takes, in words.
+    pub values: &'static str,
+    /// The field's doc comment.
+    pub doc: &'static str,
+    /// The inclusive range of a numeric knob (checked before planning;
+    /// limits of the adapter are checked by the plan).
+    pub range: Option<(u64, u64)>,
+    /// Whether the knob selects a compiled shader variant (the rest only
+    /// change the plan).
+    pub shader: bool,
+}
+
 /// Declares [`MsmConfig`] and [`KNOBS`] from one table (used once, in
 /// `config.rs`).
 macro_rules! knob_table {
@@ -25,14 +48,14 @@ macro_rules! knob_table {
         }
 
         /// Every knob, in `MsmConfig`'s field order.
-        pub const KNOBS: &[$crate::knobs::Knob] = &[$($crate::knobs::Knob {
+        pub const KNOBS: &[$crate::knobs::table::Knob] = &[$($crate::knobs::table::Knob {
             name: stringify!($name),
             camel: $camel,
             alias: $alias,
             ts: $ts,
             values: $values,
             doc: concat!($($doc, "\n"),+),
-            range: $crate::knobs::knob_range!($($lo, $hi)?),
+            range: $crate::knobs::table::knob_range!($($lo, $hi)?),
             shader: $shader,
         },)+];
 
@@ -40,7 +63,7 @@ macro_rules! knob_table {
             /// Sets a knob known by its field name from text.
             pub(crate) fn set_known(&mut self, name: &str, text: &str) -> Result<(), String> {
                 $(if name == stringify!($name) {
-                    self.$name = $crate::knobs::KnobValue::parse_knob(text)?;
+                    self.$name = $crate::knobs::table::KnobValue::parse_knob(text)?;
                     return Ok(());
                 })+
                 Err(format!("no knob {name}"))
@@ -49,7 +72,7 @@ macro_rules! knob_table {
             /// A knob known by its field name, as text.
             pub(crate) fn get_known(&self, name: &str) -> String {
                 $(if name == stringify!($name) {
-                    return $crate::knobs::KnobValue::show_knob(&self.$name);
+                    return $crate::knobs::table::KnobValue::show_knob(&self.$name);
                 })+
                 String::new()
             }
@@ -57,7 +80,7 @@ macro_rules! knob_table {
             /// A numeric knob's value (`None` for automatic or non-numeric).
             pub(crate) fn count_of(&self, name: &str) -> Option<u64> {
                 $(if name == stringify!($name) {
-                    return $crate::knobs::KnobValue::count(&self.$name);
+                    return $crate::knobs::table::KnobValue::count(&self.$name);
                 })+
                 None
             }

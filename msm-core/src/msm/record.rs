@@ -11,7 +11,33 @@ pub(crate) struct PassPipelines {
     pub(crate) passes: Vec<(Pass, Vec<(Kernel, wgpu::ComputePipeline)>)>,
 }
 
+/// One plan of a call with its compiled passes: what every job of that plan
+/// records with (its scratch comes from the context's cache, keyed by plan).
+pub(crate) struct PlanEntry {
+    pub(crate) plan: Plan,
+    pub(crate) pipelines: PassPipelines,
+}
+
 impl GpuContext {
+    /// The call's plans that jobs use (`used`: each job's plan index and
+    /// plan), each with its compiled passes, by index among the `plans`.
+    pub(crate) async fn plan_entries(
+        &self,
+        used: impl Iterator<Item = (usize, Plan)>,
+        plans: usize,
+        config: &MsmConfig,
+        passes: &[Pass],
+    ) -> Result<Vec<Option<PlanEntry>>, MsmError> {
+        let mut entries: Vec<Option<PlanEntry>> = (0..plans).map(|_| None).collect();
+        for (i, plan) in used {
+            if entries[i].is_none() {
+                let pipelines = self.pass_pipelines(config, &plan, passes).await?;
+                entries[i] = Some(PlanEntry { plan, pipelines });
+            }
+        }
+        Ok(entries)
+    }
+
     /// The pipelines of `passes` for `plan` under `config` (compiled on first
     /// use, then from the cache).
     pub(crate) async fn pass_pipelines(

@@ -10,7 +10,7 @@ use ark_bn254::G1Projective;
 use ark_ff::Zero;
 
 use super::readback::{decode_window_sums, RESULT_STRIDE, WINDOW_BYTES};
-use super::record::PassPipelines;
+use super::record::PlanEntry;
 use super::scratch::Scratch;
 use super::{upload, MsmTimings, Scalars};
 use crate::bases::{BasePart, Bases};
@@ -34,13 +34,6 @@ struct Job<'a> {
     scalars: Scalars<'a>,
     plan: Plan,
     entry: usize,
-}
-
-/// One plan of a call with its compiled passes: what every job of that plan
-/// records with (its scratch comes from the context's cache, keyed by plan).
-struct PlanEntry {
-    plan: Plan,
-    pipelines: PassPipelines,
 }
 
 const PARAMS_BYTES: u64 = std::mem::size_of::<MsmParams>() as u64;
@@ -150,7 +143,8 @@ impl GpuContext {
         }
         let passes = self.passes_for(config);
         let host_reduce = passes.len() < Pass::ALL.len();
-        let pipelines = self.plan_entries(&jobs, plans.plans().len(), config, passes).await?;
+        let used = jobs.iter().map(|j| (j.entry, j.plan));
+        let pipelines = self.plan_entries(used, plans.plans().len(), config, passes).await?;
         let scalar_at = (jobs.len() as u64 * PARAMS_BYTES).next_multiple_of(256);
         let staging_bytes = scalar_at + jobs.iter().map(|j| j.scalars.len() as u64 * 32).sum::<u64>();
         let limit = MAX_STAGING_BYTES.min(self.device.limits().max_buffer_size);
@@ -211,25 +205,6 @@ impl GpuContext {
             self.add_timestamps(&mut run.timings, &timed, words, stride);
         }
         Ok(run)
-    }
-
-    /// The call's plans that jobs use, each with its compiled passes (by the
-    /// plan's index among the call's plans).
-    async fn plan_entries(
-        &self,
-        jobs: &[Job<'_>],
-        plans: usize,
-        config: &MsmConfig,
-        passes: &[Pass],
-    ) -> Result<Vec<Option<PlanEntry>>, MsmError> {
-        let mut entries: Vec<Option<PlanEntry>> = (0..plans).map(|_| None).collect();
-        for j in jobs {
-            if entries[j.entry].is_none() {
-                let pipelines = self.pass_pipelines(config, &j.plan, passes).await?;
-                entries[j.entry] = Some(PlanEntry { plan: j.plan, pipelines });
-            }
-        }
-        Ok(entries)
     }
 
     /// Maps the results of `jobs` jobs, then awaits the submission's error
