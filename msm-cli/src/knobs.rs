@@ -124,22 +124,8 @@ impl GpuArgs {
                 })
             })
             .transpose()?;
-        let field_code = self
-            .field_code
-            .as_deref()
-            .map(|s| {
-                s.parse::<FieldCode>()
-                    .map_err(|e| MsmError::invalid_config("--field-code", e))
-            })
-            .transpose()?;
-        let inversion = self
-            .inversion
-            .as_deref()
-            .map(|s| {
-                s.parse::<Inversion>()
-                    .map_err(|e| MsmError::invalid_config("--inversion", e))
-            })
-            .transpose()?;
+        let field_code: Option<FieldCode> = parsed(self.field_code.as_deref(), "--field-code")?;
+        let inversion: Option<Inversion> = parsed(self.inversion.as_deref(), "--inversion")?;
         let ctx = GpuContext::new_blocking(&ContextOptions {
             field_layout,
             adapter_name: self.adapter.clone(),
@@ -182,6 +168,13 @@ impl GpuArgs {
         }
         Ok(ctx)
     }
+}
+
+/// An optional flag's value parsed, or an error naming the flag.
+fn parsed<T: std::str::FromStr<Err = String>>(value: Option<&str>, flag: &str) -> Result<Option<T>, MsmError> {
+    value
+        .map(|v| v.parse().map_err(|e| MsmError::invalid_config(flag, e)))
+        .transpose()
 }
 
 /// One line describing the adapter.

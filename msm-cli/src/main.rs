@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 mod batch_bench;
 mod bench;
+mod calls;
 mod error;
 mod field_bench;
 mod files;

@@ -6,14 +6,12 @@
 //! (untimed passes) and, where the adapter has timestamps, once more with
 //! per-pass timestamps for its GPU sum.
 
-use std::time::Instant;
-
-use ark_bn254::{Fr, G1Affine};
 use ark_ec::CurveGroup;
 use msm_core::sample::ScalarClass;
-use msm_core::{cpu, Bases, GpuContext, MsmConfig, MsmError, PrefMem, TaskSplit};
+use msm_core::{cpu, GpuContext, MsmConfig, MsmError, PrefMem, TaskSplit};
 use serde::Serialize;
 
+use crate::calls::Calls;
 use crate::error::CliError;
 use crate::knobs::{adapter_line, config_line, GpuArgs};
 use crate::stats::{summarize, Summary};
@@ -174,16 +172,17 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
     msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);
     let expected = cpu::msm_reference(&bases, &scalars).into_affine();
+    let resident = ctx.upload_bases_blocking(&bases)?;
     let calls = Calls {
         ctx: &ctx,
-        bases: ctx.upload_bases_blocking(&bases)?,
+        bases: &resident,
         scalars: &scalars,
         expected,
     };
     let mut variants: Vec<Variant> = configs
         .into_iter()
         .map(|config| {
-            let outcome = calls.warm_up(n, &config);
+            let outcome = warm_up(&calls, n, &config);
             Variant { config, outcome }
         })
         .collect();
@@ -203,7 +202,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             order.reverse();
         }
         for i in order {
-            calls.time(&mut variants[i]);
+            time(&calls, &mut variants[i]);
         }
     }
 
@@ -226,68 +225,42 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The inputs every variant runs on, resident, with arkworks' answer.
-struct Calls<'a> {
-    ctx: &'a GpuContext,
-    bases: Bases,
-    scalars: &'a [Fr],
-    expected: G1Affine,
+/// A variant's warm-up (pipelines compiled, scratch allocated, checked
+/// but untimed), or why it is skipped or failed.
+fn warm_up(calls: &Calls<'_>, n: usize, config: &MsmConfig) -> Outcome {
+    if let Err(e) = calls.ctx.plan(n, config) {
+        return Outcome::Skipped(e.to_string());
+    }
+    match calls
+        .call(config)
+        .and_then(|(_, _, ok)| calls.timed(config).map(|_| ok))
+    {
+        Err(e) => Outcome::Failed(e.to_string()),
+        Ok(correct) => Outcome::Timed {
+            times: Vec::new(),
+            gpu: Vec::new(),
+            correct,
+        },
+    }
 }
 
-impl Calls<'_> {
-    /// One end-to-end call: ms and whether it was exact.
-    fn call(&self, config: &MsmConfig) -> Result<(f64, bool), MsmError> {
-        let t = Instant::now();
-        let run = self.ctx.msm_blocking_with(&self.bases, self.scalars, config)?;
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        Ok((ms, run.result.into_affine() == self.expected))
-    }
-
-    /// One call with per-pass timestamps: the GPU sum and whether it was
-    /// exact (`None` without timestamp queries).
-    fn timed_call(&self, config: &MsmConfig) -> Result<Option<(f64, bool)>, MsmError> {
-        if !self.ctx.has_timestamps() {
-            return Ok(None);
-        }
-        let timed = MsmConfig {
-            timing: true,
-            ..config.clone()
-        };
-        let run = self.ctx.msm_blocking_with(&self.bases, self.scalars, &timed)?;
-        let sum = run.timings.gpu_pass_ms.map_or(0.0, |p| p.iter().sum());
-        Ok(Some((sum, run.result.into_affine() == self.expected)))
-    }
-
-    /// A variant's warm-up (pipelines compiled, scratch allocated, checked
-    /// but untimed), or why it is skipped or failed.
-    fn warm_up(&self, n: usize, config: &MsmConfig) -> Outcome {
-        if let Err(e) = self.ctx.plan(n, config) {
-            return Outcome::Skipped(e.to_string());
-        }
-        match self.call(config).and_then(|r| self.timed_call(config).map(|_| r)) {
-            Err(e) => Outcome::Failed(e.to_string()),
-            Ok((_, correct)) => Outcome::Timed {
-                times: Vec::new(),
-                gpu: Vec::new(),
-                correct,
-            },
-        }
-    }
-
-    /// One timed round of a variant that still runs.
-    fn time(&self, v: &mut Variant) {
-        if let Outcome::Timed { times, gpu, correct } = &mut v.outcome {
-            match self.call(&v.config).and_then(|r| Ok((r, self.timed_call(&v.config)?))) {
-                Ok(((ms, ok), timed)) => {
-                    times.push(ms);
+/// One timed round of a variant that still runs: an end-to-end call and,
+/// where there are timestamps, a call for the GPU sum.
+fn time(calls: &Calls<'_>, v: &mut Variant) {
+    if let Outcome::Timed { times, gpu, correct } = &mut v.outcome {
+        match calls
+            .call(&v.config)
+            .and_then(|(ms, _, ok)| Ok((ms, ok, calls.timed(&v.config)?)))
+        {
+            Ok((ms, ok, timed)) => {
+                times.push(ms);
+                *correct &= ok;
+                if let Some((run, ok)) = timed {
+                    gpu.push(run.timings.gpu_pass_ms.map_or(0.0, |p| p.iter().sum()));
                     *correct &= ok;
-                    if let Some((g, ok)) = timed {
-                        gpu.push(g);
-                        *correct &= ok;
-                    }
                 }
-                Err(e) => v.outcome = Outcome::Failed(e.to_string()),
             }
+            Err(e) => v.outcome = Outcome::Failed(e.to_string()),
         }
     }
 }

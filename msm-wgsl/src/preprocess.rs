@@ -55,16 +55,26 @@ pub fn preprocess_unrolled(
     defines: &HashSet<&str>,
     unroll: Option<u32>,
 ) -> Result<String, PreprocessError> {
-    let mut out = String::new();
-    let mut included = HashSet::new();
-    let mut stack = vec![name.to_string()];
     let ctx = Ctx {
         modules,
         defines,
         unroll,
     };
-    expand(name, root, &ctx, &mut included, &mut stack, &mut out)?;
-    Ok(out)
+    let mut state = State {
+        included: HashSet::new(),
+        stack: vec![name.to_string()],
+        out: String::new(),
+    };
+    expand(name, root, &ctx, &mut state)?;
+    Ok(state.out)
+}
+
+/// What an expansion has done so far: the modules included, the import
+/// chain being expanded (to refuse cycles) and the text written.
+struct State {
+    included: HashSet<String>,
+    stack: Vec<String>,
+    out: String,
 }
 
 struct Ctx<'a> {
@@ -73,14 +83,7 @@ struct Ctx<'a> {
     unroll: Option<u32>,
 }
 
-fn expand(
-    file: &str,
-    text: &str,
-    ctx: &Ctx<'_>,
-    included: &mut HashSet<String>,
-    stack: &mut Vec<String>,
-    out: &mut String,
-) -> Result<(), PreprocessError> {
+fn expand(file: &str, text: &str, ctx: &Ctx<'_>, st: &mut State) -> Result<(), PreprocessError> {
     let defines = ctx.defines;
     // an open #unroll: (its line, VAR, BOUND, body so far)
     let mut unrolling: Option<(usize, String, String, String)> = None;
@@ -98,7 +101,7 @@ fn expand(
             }
             if active(&conds) {
                 for copy in unrolled(ctx.unroll, var, bound, body) {
-                    expand(file, &copy, ctx, included, stack, out)?;
+                    expand(file, &copy, ctx, st)?;
                 }
             }
             unrolling = None;
@@ -106,8 +109,8 @@ fn expand(
         }
         let Some(directive) = trimmed.strip_prefix('#') else {
             if active(&conds) {
-                out.push_str(raw);
-                out.push('\n');
+                st.out.push_str(raw);
+                st.out.push('\n');
             }
             continue;
         };
@@ -136,7 +139,7 @@ fn expand(
             "endif" => {
                 conds.pop().ok_or_else(err_unbalanced)?;
             }
-            "import" if active(&conds) => import((file, line), arg, ctx, included, stack, out)?,
+            "import" if active(&conds) => import((file, line), arg, ctx, st)?,
             "import" => {}
             _ => {
                 return Err(PreprocessError::UnknownDirective {
@@ -164,22 +167,15 @@ fn unrolled(unroll: Option<u32>, var: &str, bound: &str, body: &str) -> Vec<Stri
 
 /// `#import module` at `(file, line)`: expands it once per shader, refusing
 /// cycles and unknown modules.
-fn import(
-    (file, line): (&str, usize),
-    module: &str,
-    ctx: &Ctx<'_>,
-    included: &mut HashSet<String>,
-    stack: &mut Vec<String>,
-    out: &mut String,
-) -> Result<(), PreprocessError> {
-    if stack.iter().any(|m| m == module) {
+fn import((file, line): (&str, usize), module: &str, ctx: &Ctx<'_>, st: &mut State) -> Result<(), PreprocessError> {
+    if st.stack.iter().any(|m| m == module) {
         return Err(PreprocessError::ImportCycle {
             file: file.into(),
             line,
             module: module.into(),
         });
     }
-    if !included.insert(module.to_string()) {
+    if !st.included.insert(module.to_string()) {
         return Ok(());
     }
     let src = ctx
@@ -190,9 +186,9 @@ fn import(
             line,
             module: module.into(),
         })?;
-    stack.push(module.to_string());
-    expand(module, &src, ctx, included, stack, out)?;
-    stack.pop();
+    st.stack.push(module.to_string());
+    expand(module, &src, ctx, st)?;
+    st.stack.pop();
     Ok(())
 }
 

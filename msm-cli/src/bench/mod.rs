@@ -11,6 +11,7 @@ use msm_core::sample::ScalarClass;
 use msm_core::{cpu, MsmError};
 use report::{Cold, CompileSummary, Report, Setup, TimedRuns, Warm, WarmRuns};
 
+use crate::calls::Calls;
 use crate::knobs::{config_line, field_line, GpuArgs, KnobArgs};
 use crate::stats::{summarize, Summary};
 
@@ -97,8 +98,8 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         scalars: &scalars,
         expected,
     };
-    let (warm_runs, warm_ok) = calls.warm(&config, args.reps)?;
-    let (timed, timed_ok) = calls.timed(&config, args.reps.max(1))?;
+    let (warm_runs, warm_ok) = warm_calls(&calls, &config, args.reps)?;
+    let (timed, timed_ok) = timed_calls(&calls, &config, args.reps.max(1))?;
     let warm = Warm::of(&warm_runs, &timed, args.reps, warm_ok && timed_ok, ctx.has_timestamps());
     let ops = op_counts(&plan, &config, &bases, &scalars);
     let batch = match args.batch {
@@ -167,48 +168,32 @@ fn setup(
     }
 }
 
-/// One MSM's inputs and its arkworks answer, called again and again.
-struct Calls<'a> {
-    ctx: &'a msm_core::GpuContext,
-    bases: &'a msm_core::Bases,
-    scalars: &'a [ark_bn254::Fr],
-    expected: ark_bn254::G1Affine,
+/// `reps` untimed calls, end to end; whether every one was exact.
+fn warm_calls(calls: &Calls<'_>, config: &msm_core::MsmConfig, reps: usize) -> Result<(WarmRuns, bool), MsmError> {
+    let (mut runs, mut ok) = (WarmRuns::default(), true);
+    for _ in 0..reps {
+        let (ms, run, exact) = calls.call(config)?;
+        runs.push(ms, &run.timings);
+        ok &= exact;
+    }
+    Ok((runs, ok))
 }
 
-impl Calls<'_> {
-    /// `reps` untimed calls, end to end; whether every one was exact.
-    fn warm(&self, config: &msm_core::MsmConfig, reps: usize) -> Result<(WarmRuns, bool), MsmError> {
-        let (mut runs, mut ok) = (WarmRuns::default(), true);
-        for _ in 0..reps {
-            let t = Instant::now();
-            let run = self.ctx.msm_blocking_with(self.bases, self.scalars, config)?;
-            runs.push(t.elapsed().as_secs_f64() * 1e3, &run.timings);
-            ok &= run.result.into_affine() == self.expected;
-        }
-        Ok((runs, ok))
-    }
-
-    /// `reps` calls with per-pass timestamps (none without timestamp queries).
-    fn timed(&self, config: &msm_core::MsmConfig, reps: usize) -> Result<(TimedRuns, bool), MsmError> {
-        let (mut runs, mut ok) = (TimedRuns::default(), true);
-        if !self.ctx.has_timestamps() {
-            return Ok((runs, ok));
-        }
-        let timed = msm_core::MsmConfig {
-            timing: true,
-            ..config.clone()
+/// `reps` calls with per-pass timestamps (none without timestamp queries).
+fn timed_calls(calls: &Calls<'_>, config: &msm_core::MsmConfig, reps: usize) -> Result<(TimedRuns, bool), MsmError> {
+    let (mut runs, mut ok) = (TimedRuns::default(), true);
+    for _ in 0..reps {
+        let Some((run, exact)) = calls.timed(config)? else {
+            break;
         };
-        for _ in 0..reps {
-            let run = self.ctx.msm_blocking_with(self.bases, self.scalars, &timed)?;
-            ok &= run.result.into_affine() == self.expected;
-            runs.passes.extend(run.timings.gpu_pass_ms);
-            runs.span.extend(run.timings.gpu_span_ms);
-            for (label, ms) in run.timings.gpu_kernel_ms {
-                runs.kernels.entry(label).or_default().push(ms);
-            }
+        ok &= exact;
+        runs.passes.extend(run.timings.gpu_pass_ms);
+        runs.span.extend(run.timings.gpu_span_ms);
+        for (label, ms) in run.timings.gpu_kernel_ms {
+            runs.kernels.entry(label).or_default().push(ms);
         }
-        Ok((runs, ok))
     }
+    Ok((runs, ok))
 }
 
 /// arkworks' MSM on every core, `reps` times (`None` for none).

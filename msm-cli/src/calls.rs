@@ -1,0 +1,40 @@
+//! One MSM's resident inputs and arkworks' answer, called again and again by
+//! `bench` and `sweep`: each call timed end to end and checked.
+
+use std::time::Instant;
+
+use ark_bn254::{Fr, G1Affine};
+use ark_ec::CurveGroup;
+use msm_core::{Bases, GpuContext, MsmConfig, MsmError, MsmRun};
+
+pub struct Calls<'a> {
+    pub ctx: &'a GpuContext,
+    pub bases: &'a Bases,
+    pub scalars: &'a [Fr],
+    pub expected: G1Affine,
+}
+
+impl Calls<'_> {
+    /// One call: wall-clock ms, the run, and whether it equals arkworks.
+    pub fn call(&self, config: &MsmConfig) -> Result<(f64, MsmRun, bool), MsmError> {
+        let t = Instant::now();
+        let run = self.ctx.msm_blocking_with(self.bases, self.scalars, config)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let ok = run.result.into_affine() == self.expected;
+        Ok((ms, run, ok))
+    }
+
+    /// One call with per-pass timestamps (`None` where the context has no
+    /// timestamp queries): the run and whether it equals arkworks.
+    pub fn timed(&self, config: &MsmConfig) -> Result<Option<(MsmRun, bool)>, MsmError> {
+        if !self.ctx.has_timestamps() {
+            return Ok(None);
+        }
+        let timed = MsmConfig {
+            timing: true,
+            ..config.clone()
+        };
+        let (_, run, ok) = self.call(&timed)?;
+        Ok(Some((run, ok)))
+    }
+}
