@@ -26,6 +26,13 @@ pub const WALKER_MIN_THREADS: u64 = 32_768;
 /// (lavapipe stops at 65,535; the rest is margin for the short loops).
 pub const LOOP_BUDGET: u32 = 60_000;
 
+/// Loop iterations of one walker bucket search (`bucket_at`) over
+/// `total_buckets` starts: a gallop and a binary search of at most one step
+/// per bit each.
+pub fn bucket_search_steps(total_buckets: u64) -> u64 {
+    2 * (64 - total_buckets.leading_zeros()) as u64 + 2
+}
+
 /// Reduce invocations the plan aims for: segments get longer (less
 /// double-and-add work per bucket) until about this many remain (at 2^20,
 /// segments of 8 buckets beat 16 on the H200).
@@ -164,14 +171,17 @@ impl AdapterBounds {
     }
 
     /// The most walker iterations one invocation may run under the loop cap:
-    /// each iteration spends the slot loops, the tree's two level loops and,
-    /// on one invocation, an inversion.
-    pub fn walker_max_steps(&self, config: &MsmConfig) -> u64 {
+    /// each iteration spends the slot loops, a bucket search per slot (at
+    /// worst every slot opens a segment behind an empty bucket), the tree's
+    /// two level loops and, on one invocation, an inversion; the tasks'
+    /// starts take up to four searches per slot once.
+    pub fn walker_max_steps(&self, config: &MsmConfig, total_buckets: u64) -> u64 {
         let s = config.walker_slots as u64;
         let slot_loops = if config.walker_fused { 2 * s } else { 3 * s };
         let levels = crate::passes::tree_leaves(config.walker_tpb).trailing_zeros() as u64;
-        let per_iteration = slot_loops + 2 * levels + self.inversion_loops as u64 + 4;
-        (LOOP_BUDGET as u64 - s) / per_iteration
+        let search = bucket_search_steps(total_buckets);
+        let per_iteration = slot_loops + s * search + 2 * levels + self.inversion_loops as u64 + 4;
+        (LOOP_BUDGET as u64 - s - 4 * s * search) / per_iteration
     }
 }
 
@@ -194,7 +204,7 @@ impl MsmConfig {
         let windows = 255u32.div_ceil(c);
         let buckets = 1u32 << (c - 1);
         let align = self.walker_split == TaskSplit::Buckets;
-        let (threads, tasks) = self.walker_threads_for(n as u64 * windows as u64, align, bounds)?;
+        let (threads, tasks) = self.walker_threads_for(n as u64 * windows as u64, windows as u64 * buckets as u64, align, bounds)?;
         // reduce's windows kernel sums at most win_wg groups of WG segments
         let win_wg = bounds.reduce_win_wg();
         let max_segments = crate::passes::reduce::WG * win_wg;
@@ -247,14 +257,20 @@ impl MsmConfig {
     /// Walker threads and tasks for `entries` stream entries: the caller's
     /// count, else slots walking about [`WALKER_STEPS_TARGET`] entries (more
     /// threads to fill a large GPU, fewer steps under a loop cap).
-    fn walker_threads_for(&self, entries: u64, align: bool, bounds: &AdapterBounds) -> Result<(u32, u32), MsmError> {
+    fn walker_threads_for(
+        &self,
+        entries: u64,
+        total_buckets: u64,
+        align: bool,
+        bounds: &AdapterBounds,
+    ) -> Result<(u32, u32), MsmError> {
         let s = self.walker_slots;
         // Under a loop cap a slot may walk at most `max_steps` entries (twice
         // the nominal share when tasks follow buckets).
         let max_steps = match (bounds.loop_capped, align) {
             (false, _) => u64::MAX,
-            (true, false) => bounds.walker_max_steps(self),
-            (true, true) => bounds.walker_max_steps(self).saturating_sub(1) / 2,
+            (true, false) => bounds.walker_max_steps(self, total_buckets),
+            (true, true) => bounds.walker_max_steps(self, total_buckets).saturating_sub(1) / 2,
         }
         .max(1);
         let max_tasks = (walker_combine::BLOCK as u64).pow(walker_combine::MAX_LEVELS + 1);
@@ -287,7 +303,8 @@ impl MsmConfig {
 
     /// The plan keeps the loop budget and every buffer fits one binding.
     fn check_plan_fits(&self, plan: &Plan, bounds: &AdapterBounds) -> Result<(), MsmError> {
-        if bounds.loop_capped && plan.max_task_len() > bounds.walker_max_steps(self) {
+        let max_steps = bounds.walker_max_steps(self, plan.total_buckets());
+        if bounds.loop_capped && plan.max_task_len() > max_steps {
             let culprit = if self.walker_threads.is_some() {
                 "walker_threads"
             } else {
@@ -300,7 +317,7 @@ impl MsmConfig {
                      slot may walk {} entries (at most {} with these knobs); change {culprit}",
                     plan.tasks,
                     plan.max_task_len(),
-                    bounds.walker_max_steps(self)
+                    max_steps
                 ),
             ));
         }
@@ -391,7 +408,7 @@ mod tests {
                 };
                 for log in 0..=24 {
                     let p = cfg.plan(1 << log, &b).unwrap_or_else(|e| panic!("2^{log}: {e}"));
-                    assert!(p.max_task_len() <= b.walker_max_steps(&cfg), "2^{log}");
+                    assert!(p.max_task_len() <= b.walker_max_steps(&cfg, p.total_buckets()), "2^{log}");
                 }
             }
         }

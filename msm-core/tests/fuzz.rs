@@ -169,7 +169,7 @@ proptest! {
                 prop_assert_eq!(p.tasks, p.threads * c.walker_slots);
                 prop_assert!(p.windows * p.c >= 255);
                 if b.loop_capped {
-                    prop_assert!(p.max_task_len() <= b.walker_max_steps(&c));
+                    prop_assert!(p.max_task_len() <= b.walker_max_steps(&c, p.total_buckets()));
                 }
                 prop_assert!(p.total_buckets() * msm_core::layout::POINT_RECORD_BYTES as u64 <= b.max_binding_size);
                 prop_assert!(p.scratch_bytes() > 0);

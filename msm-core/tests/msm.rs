@@ -277,7 +277,7 @@ fn passes_match_cpu_twins() {
     scalars[7] = -Fr::from(1u64);
     let config = MsmConfig {
         window_bits: Some(6),
-        walker_threads: Some(20),
+        walker_threads: Some(32),
         walker_slots: 4,
         ..Default::default()
     };
@@ -295,10 +295,9 @@ fn passes_match_cpu_twins() {
         let mut got = st.l0_index[lo..hi].to_vec();
         got.sort_unstable();
         assert_eq!(got, pre.bucket_entries[bucket], "scatter, bucket {bucket}");
-        assert!(st.l0_bucket[lo..hi].iter().all(|&x| x as usize == bucket), "l0_bucket");
     }
     // stream_walker on the GPU's own entry order
-    let w = cpu::stream_walker(&plan, &bases, &st.l0_index, &st.l0_bucket, &st.offsets);
+    let w = cpu::stream_walker(&plan, &bases, &st.l0_index, &st.offsets);
     for (bucket, p) in &w.finals {
         let rec = &st.walker_sums[*bucket as usize];
         assert_ne!(rec.valid, 7, "bucket {bucket} not written by the walker");

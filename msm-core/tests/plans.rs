@@ -50,7 +50,8 @@ fn walker_at_the_loop_budget_is_exact() {
     };
     let bounds = ctx.bounds();
     let steps = if bounds.loop_capped {
-        bounds.walker_max_steps(&config)
+        // c = 8: 32 windows of 128 buckets
+        bounds.walker_max_steps(&config, 32 * 128)
     } else {
         555
     };

@@ -19,7 +19,7 @@ use msm_core::{FieldLayout, MsmConfig, MsmStages, ReduceOn};
 /// walker partials (the walker twin runs on the GPU's entry stream).
 fn check_combine_stages(st: &MsmStages, bases: &[G1Affine], what: &str) {
     let repr = FieldRepr::new(ctx(FieldLayout::Limbs13x20).unwrap().field_layout());
-    let w = cpu::stream_walker(&st.plan, bases, &st.l0_index, &st.l0_bucket, &st.offsets);
+    let w = cpu::stream_walker(&st.plan, bases, &st.l0_index, &st.offsets);
     let twin = cpu::combine::combine_stages(&w);
     assert_eq!(st.chain_levels.len(), twin.levels.len(), "{what}: levels");
     for (l, (got, want)) in st.chain_levels.iter().zip(&twin.levels).enumerate() {

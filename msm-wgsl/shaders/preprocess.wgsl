@@ -6,7 +6,8 @@
 // scan_top:    one workgroup turns the block totals into block offsets and
 //              writes offsets[T * B], the entry total E;
 // scan_add:    adds each block's offset, seeding the scatter cursors.
-// scatter:     write each entry (base index | sign) and its bucket at its slot.
+// scatter:     write each entry (base index | sign) at its slot (the walker
+//              finds an entry's bucket from the offsets).
 //
 // Scalars arrive as canonical words (any 256-bit value, reduced mod r here),
 // or in arkworks' Montgomery form; histogram converts both in place to
@@ -25,8 +26,7 @@
 @group(0) @binding(4) var<storage, read_write> offsets: array<u32>;
 @group(0) @binding(5) var<storage, read_write> cursor: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> l0_index: array<u32>;
-@group(0) @binding(7) var<storage, read_write> l0_bucket: array<u32>;
-@group(0) @binding(8) var<storage, read_write> block_sums: array<u32>;
+@group(0) @binding(7) var<storage, read_write> block_sums: array<u32>;
 
 // workgroup size of histogram and scatter (one point per invocation)
 override WG: u32 = 64u;
@@ -206,7 +206,6 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             let bucket = j * params.buckets + u32(abs(d)) - 1u;
             let at = atomicAdd(&cursor[bucket], 1u);
             l0_index[at] = i | select(0u, SIGN_BIT, d < 0);
-            l0_bucket[at] = bucket;
         }
     }
 }

@@ -15,6 +15,9 @@
 // starts or ends at a task boundary inside a bucket writes a head / tail
 // partial for walker_combine. The loop runs until no slot of the workgroup is
 // live (a workgroup-uniform decision, since every iteration has barriers).
+// An entry's bucket comes from `offsets` (the buckets' starts in the stream):
+// a segment knows where its bucket ends, and the next bucket is found from
+// the last one, so scatter writes nothing but the entries.
 #import config
 #import curve
 #import walker_config
@@ -27,9 +30,8 @@ override TPB: u32 = 256u;
 @group(0) @binding(2) var<storage, read> base_y: array<array<u32, 8>>;
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
 @group(0) @binding(4) var<storage, read> l0_index: array<u32>;
-@group(0) @binding(5) var<storage, read> l0_bucket: array<u32>;
-@group(0) @binding(6) var<storage, read_write> bucket_sums: array<PointRecord>;
-@group(0) @binding(7) var<storage, read_write> partials: array<PointRecord>;
+@group(0) @binding(5) var<storage, read_write> bucket_sums: array<PointRecord>;
+@group(0) @binding(6) var<storage, read_write> partials: array<PointRecord>;
 
 const KIND_NONE: u32 = 0u;
 const KIND_ADD: u32 = 1u;
@@ -42,6 +44,8 @@ var<private> task_end: array<u32, S>;
 var<private> task_start: array<u32, S>;
 var<private> bucket: array<u32, S>;
 var<private> seg_start: array<u32, S>;
+// where the open segment's bucket ends in the stream (0 before the first)
+var<private> seg_end: array<u32, S>;
 var<private> open: array<bool, S>;
 var<private> acc_valid: array<bool, S>;
 var<private> kind: array<u32, S>;
@@ -74,6 +78,50 @@ fn pref_load(li: u32, s: u32) -> array<u32, 8> {
 }
 #endif
 
+// The bucket holding stream entry e < total, searching from bucket
+// `lo_bucket` (whose start is at or before e): the last bucket starting at or
+// before e (an empty bucket starts where the next one does). From a bucket
+// above 0 it gallops first (steps of 1, 2, 4, ...: a near e costs a few
+// loads), then halves: at most 2 log2(windows * buckets) + 2 steps.
+fn bucket_at(e: u32, lo_bucket: u32) -> u32 {
+    var lo = lo_bucket;
+    var hi = params.windows * params.buckets;
+    var step = select(1u, hi, lo_bucket == 0u);
+    loop {
+        let t = lo + step;
+        if t >= hi {
+            break;
+        }
+        if offsets[t] > e {
+            hi = t;
+            break;
+        }
+        lo = t;
+        step *= 2u;
+    }
+    loop {
+        if hi - lo <= 1u {
+            break;
+        }
+        let mid = (lo + hi) / 2u;
+        if offsets[mid] <= e {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// The bucket holding entry e < total once bucket b has ended at or before e:
+// b + 1 unless that one is empty (one load in the common case).
+fn next_bucket(b: u32, e: u32) -> u32 {
+    if offsets[b + 2u] > e {
+        return b + 1u;
+    }
+    return bucket_at(e, b + 1u);
+}
+
 // Where task k starts: an equal share of the stream, moved back to the start
 // of its bucket when params.align is set and the bucket is no longer than a
 // task (so only oversized buckets are split). Monotone in k; task K ends at E.
@@ -84,7 +132,7 @@ fn task_begin(k: u32, total: u32) -> u32 {
     if params.align == 0u || a == 0u || a >= total {
         return a;
     }
-    let b = l0_bucket[a];
+    let b = bucket_at(a, 0u);
     let s = offsets[b];
     if offsets[b + 1u] - s <= q + 1u {
         return s;
@@ -151,8 +199,8 @@ fn write_record(s: u32, through: bool) -> PointRecord {
 fn flush(s: u32, task: u32, total: u32) {
     let a = task_start[s];
     let b = task_end[s];
-    let starts_mid = seg_start[s] == a && a > 0u && l0_bucket[a - 1u] == bucket[s];
-    let ends_mid = pos[s] == b && b < total && l0_bucket[b] == bucket[s];
+    let starts_mid = seg_start[s] == a && a > 0u && offsets[bucket[s]] < a;
+    let ends_mid = pos[s] == b && b < total && b < seg_end[s];
     if starts_mid {
         partials[2u * task] = write_record(s, ends_mid);
     } else if ends_mid {
@@ -183,7 +231,7 @@ fn peel(s: u32, inv: Fq, task: u32, total: u32) {
         }
         default: {}
     }
-    if open[s] && (pos[s] == task_end[s] || l0_bucket[pos[s]] != bucket[s]) {
+    if open[s] && (pos[s] == task_end[s] || pos[s] == seg_end[s]) {
         flush(s, task, total);
     }
 }
@@ -197,6 +245,8 @@ fn main(
     let t = gid.x + gid.y * nwg.x * TPB;
     let in_range = t * S < params.tasks;
     let total = offsets[params.windows * params.buckets];
+    // a bucket starting at or before this thread's next task
+    var hint = 0u;
 #unroll s S
         let k = t * S + s;
         var a = 0u;
@@ -206,7 +256,10 @@ fn main(
             b = task_begin(k + 1u, total);
             // Default records: no head (an empty task inside a bucket passes
             // it through), no tail.
-            let through = a == b && a > 0u && a < total && l0_bucket[a - 1u] == l0_bucket[a];
+            var through = false;
+            if a == b && a > 0u && a < total {
+                through = offsets[bucket_at(a - 1u, 0u) + 1u] > a;
+            }
             var none = PointRecord();
             none.bucket = NO_BUCKET;
             none.through = u32(through);
@@ -219,6 +272,12 @@ fn main(
         pos[s] = a;
         open[s] = false;
         acc_valid[s] = false;
+        seg_end[s] = 0u;
+        // the first segment's bucket (the thread's tasks are consecutive)
+        if a < b {
+            hint = bucket_at(a, hint);
+            bucket[s] = hint;
+        }
 #endunroll
     loop {
         var live = false;
@@ -231,7 +290,10 @@ fn main(
                 live = true;
                 if !open[s] {
                     open[s] = true;
-                    bucket[s] = l0_bucket[pos[s]];
+                    if seg_end[s] != 0u {
+                        bucket[s] = next_bucket(bucket[s], pos[s]);
+                    }
+                    seg_end[s] = offsets[bucket[s] + 1u];
                     seg_start[s] = pos[s];
                     acc_valid[s] = false;
                 }
@@ -241,7 +303,7 @@ fn main(
                     acc_y[s] = fq_pack(load_y(e0));
                     acc_valid[s] = true;
                     pos[s] += 1u;
-                    if pos[s] < task_end[s] && l0_bucket[pos[s]] == bucket[s] {
+                    if pos[s] < task_end[s] && pos[s] < seg_end[s] {
                         r_entry[s] = l0_index[pos[s]];
                         pos[s] += 1u;
                         den = classify(s);

@@ -153,8 +153,7 @@ mod tests {
             };
             let plan = config.plan(n, &bounds).unwrap();
             let pre = preprocess(&plan, &words, &vec![false; n]);
-            let (l0_index, l0_bucket) = pre.stream();
-            let w = stream_walker(&plan, &bases, &l0_index, &l0_bucket, &pre.offsets);
+            let w = stream_walker(&plan, &bases, &pre.stream(), &pre.offsets);
             let per_group = 64 * 3;
             let want: u64 = w
                 .iterations

@@ -136,8 +136,7 @@ mod tests {
         };
         let words: Vec<Words> = scalars.iter().map(scalar_words).collect();
         let pre = preprocess(&plan, &words, &vec![false; n]);
-        let (l0_index, l0_bucket) = pre.stream();
-        let w = stream_walker(&plan, &bases, &l0_index, &l0_bucket, &pre.offsets);
+        let w = stream_walker(&plan, &bases, &pre.stream(), &pre.offsets);
         let mut buckets = vec![None; plan.total_buckets() as usize];
         for (b, p) in w.finals.iter().chain(walker_combine(&w).iter()) {
             assert!(buckets[*b as usize].is_none(), "bucket {b} written twice");

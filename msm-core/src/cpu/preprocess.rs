@@ -15,17 +15,10 @@ pub struct Preprocessed {
 }
 
 impl Preprocessed {
-    /// The entry stream in bucket order: (l0_index, l0_bucket) as scatter
-    /// writes them (entries sorted within each bucket).
-    pub fn stream(&self) -> (Vec<u32>, Vec<u32>) {
-        let index = self.bucket_entries.concat();
-        let bucket = self
-            .bucket_entries
-            .iter()
-            .enumerate()
-            .flat_map(|(b, e)| std::iter::repeat_n(b as u32, e.len()))
-            .collect();
-        (index, bucket)
+    /// The entry stream in bucket order (`l0_index`) as scatter writes it
+    /// (entries sorted within each bucket).
+    pub fn stream(&self) -> Vec<u32> {
+        self.bucket_entries.concat()
     }
 }
 

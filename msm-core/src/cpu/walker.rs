@@ -70,17 +70,17 @@ pub struct WalkerOutput {
     pub iterations: Vec<u32>,
 }
 
+/// The bucket holding stream entry e < total (twin of `bucket_at`): the last
+/// bucket starting at or before e, as empty buckets start where the next does.
+pub fn bucket_at(offsets: &[u32], e: u32) -> u32 {
+    offsets.partition_point(|&o| o <= e) as u32 - 1
+}
+
 /// CPU twin of stream_walker on a given entry stream (the GPU's own order;
 /// `offsets` are the buckets' starts, with the total last).
-pub fn stream_walker(
-    plan: &Plan,
-    bases: &[G1Affine],
-    l0_index: &[u32],
-    l0_bucket: &[u32],
-    offsets: &[u32],
-) -> WalkerOutput {
+pub fn stream_walker(plan: &Plan, bases: &[G1Affine], l0_index: &[u32], offsets: &[u32]) -> WalkerOutput {
     let total = l0_index.len() as u32;
-    let bucket_of = |i: u32| l0_bucket[i as usize];
+    let bucket_of = |i: u32| bucket_at(offsets, i);
     let mut out = WalkerOutput {
         finals: Vec::new(),
         heads: vec![None; plan.tasks as usize],
@@ -92,15 +92,16 @@ pub fn stream_walker(
         out.iterations[k as usize] = slot_iterations(a, b, bucket_of, offsets).0;
         let mut pos = a;
         while pos < b {
-            let bucket = l0_bucket[pos as usize];
+            let bucket = bucket_of(pos);
+            let end = offsets[bucket as usize + 1];
             let seg = pos;
             let mut acc = G1Projective::zero();
-            while pos < b && l0_bucket[pos as usize] == bucket {
+            while pos < b && pos < end {
                 acc += entry_point(bases, l0_index[pos as usize]);
                 pos += 1;
             }
-            let starts_mid = seg == a && a > 0 && l0_bucket[a as usize - 1] == bucket;
-            let ends_mid = pos == b && b < total && l0_bucket[b as usize] == bucket;
+            let starts_mid = seg == a && a > 0 && offsets[bucket as usize] < a;
+            let ends_mid = pos == b && b < total && b < end;
             let p = acc.into_affine();
             if starts_mid {
                 out.heads[k as usize] = Some((p, ends_mid));
@@ -110,10 +111,25 @@ pub fn stream_walker(
                 out.finals.push((bucket, p));
             }
         }
-        if a == b && a > 0 && a < total && l0_bucket[a as usize - 1] == l0_bucket[a as usize] {
+        if a == b && a > 0 && a < total && offsets[bucket_of(a - 1) as usize + 1] > a {
             out.heads[k as usize] = Some((G1Affine::zero(), true));
         }
     }
     out.finals.sort_by_key(|f| f.0);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bucket_at;
+
+    /// Empty buckets start where the next one does: an entry belongs to the
+    /// last bucket starting at or before it, never to an empty one.
+    #[test]
+    fn bucket_at_skips_empty_buckets() {
+        // buckets 0 and 2, 3 empty; 1 holds [0, 2), 4 holds [2, 5), 5 holds [5, 6)
+        let offsets = [0, 0, 2, 2, 2, 5, 6];
+        let got: Vec<u32> = (0..6).map(|e| bucket_at(&offsets, e)).collect();
+        assert_eq!(got, [1, 1, 4, 4, 4, 5]);
+    }
 }

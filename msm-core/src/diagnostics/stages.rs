@@ -22,7 +22,6 @@ pub struct MsmStages {
     pub counts: Vec<u32>,
     pub offsets: Vec<u32>,
     pub l0_index: Vec<u32>,
-    pub l0_bucket: Vec<u32>,
     /// bucket_sums after stream_walker (before walker_combine)
     pub walker_sums: Vec<PointRecord>,
     pub partials: Vec<PointRecord>,
@@ -135,7 +134,6 @@ impl GpuContext {
         let offsets = self.read_words(s.buf(Buf::Offsets), tb + 1).await?;
         let e = offsets[tb] as usize;
         let l0_index = self.read_words(s.buf(Buf::L0Index), e).await?;
-        let l0_bucket = self.read_words(s.buf(Buf::L0Bucket), e).await?;
         // Mark every bucket record so the test can tell which ones the walker wrote.
         let unwritten = PointRecord {
             valid: 7,
@@ -165,7 +163,6 @@ impl GpuContext {
             counts,
             offsets,
             l0_index,
-            l0_bucket,
             walker_sums,
             partials,
             bucket_sums,

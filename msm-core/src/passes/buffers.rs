@@ -17,7 +17,6 @@ pub enum Buf {
     Offsets,
     Cursor,
     L0Index,
-    L0Bucket,
     BlockSums,
     BucketSums,
     Partials,
@@ -36,14 +35,13 @@ pub enum Buf {
 impl Buf {
     /// The per-plan scratch buffers, in the order the scratch holds them
     /// (their discriminants).
-    pub const SCRATCH: [Buf; 17] = [
+    pub const SCRATCH: [Buf; 16] = [
         Buf::Params,
         Buf::Scalars,
         Buf::Counts,
         Buf::Offsets,
         Buf::Cursor,
         Buf::L0Index,
-        Buf::L0Bucket,
         Buf::BlockSums,
         Buf::BucketSums,
         Buf::Partials,
@@ -65,7 +63,6 @@ impl Buf {
             Buf::Offsets => "offsets",
             Buf::Cursor => "cursor",
             Buf::L0Index => "l0_index",
-            Buf::L0Bucket => "l0_bucket",
             Buf::BlockSums => "block_sums",
             Buf::BucketSums => "bucket_sums",
             Buf::Partials => "partials",
@@ -105,7 +102,7 @@ impl Buf {
             Buf::Scalars => plan.n as u64 * 32,
             Buf::Counts | Buf::Cursor => tb * 4,
             Buf::Offsets => (tb + 1) * 4,
-            Buf::L0Index | Buf::L0Bucket => plan.max_entries() * 4,
+            Buf::L0Index => plan.max_entries() * 4,
             Buf::BlockSums => preprocess::scan_blocks(plan) as u64 * 4,
             Buf::BucketSums => tb * rec,
             Buf::Partials => 2 * tasks * rec,

@@ -21,8 +21,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding::write(4, Buf::Offsets),
     Binding::write(5, Buf::Cursor),
     Binding::write(6, Buf::L0Index),
-    Binding::write(7, Buf::L0Bucket),
-    Binding::write(8, Buf::BlockSums),
+    Binding::write(7, Buf::BlockSums),
 ];
 
 /// Blocks of the scan: counts / (SCAN_WG * SCAN_PER_THREAD), rounded up.

@@ -12,9 +12,8 @@ pub const BINDINGS: &[Binding] = &[
     Binding::read(2, Buf::BaseY),
     Binding::read(3, Buf::Offsets),
     Binding::read(4, Buf::L0Index),
-    Binding::read(5, Buf::L0Bucket),
-    Binding::write(6, Buf::BucketSums),
-    Binding::write(7, Buf::Partials),
+    Binding::write(5, Buf::BucketSums),
+    Binding::write(6, Buf::Partials),
 ];
 
 /// Bytes of workgroup memory the walker needs: the inversion tree (2 x
