@@ -226,7 +226,7 @@ impl MsmConfig {
 
     /// The walker's workgroup fits the adapter: its size and its workgroup
     /// memory (the inversion tree, and pref_scratch where it lives there).
-    fn check_walker_fits(&self, bounds: &AdapterBounds) -> Result<(), MsmError> {
+    pub(crate) fn check_walker_fits(&self, bounds: &AdapterBounds) -> Result<(), MsmError> {
         let (tpb, s) = (self.walker_tpb, self.walker_slots);
         let max_tpb = bounds.max_workgroup_size_x.min(bounds.max_invocations_per_workgroup);
         if tpb == 0 || tpb > max_tpb {

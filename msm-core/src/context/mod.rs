@@ -27,7 +27,7 @@ pub use pipelines::CompileRecord;
 pub use waiter::DEFAULT_GPU_TIMEOUT;
 
 use crate::config::{MsmConfig, ReduceOn};
-use crate::engine::profile::{self, Profile, ProfileChoice, ProfileSource};
+use crate::engine::profile::{self, Profile, ProfileChoice, ProfileRange, ProfileSource};
 use crate::error::MsmError;
 use crate::knobs::KnobOverrides;
 use crate::plan::AdapterBounds;
@@ -54,6 +54,8 @@ pub struct GpuContext {
     /// The caller's knobs, over the profile's.
     knobs: KnobOverrides,
     profile: Option<Profile>,
+    /// The adapter class's knobs by size, where no profile is loaded.
+    builtin_ranges: Vec<ProfileRange>,
     profile_source: ProfileSource,
     timestamps: bool,
     pub(crate) counters: Counters,
@@ -155,6 +157,7 @@ impl GpuContext {
         let mut ctx = Self::build(device, queue, info, field, timestamps, &opts.pipeline_cache)?;
         ctx.gpu_timeout = opts.gpu_timeout.unwrap_or(waiter::DEFAULT_GPU_TIMEOUT);
         ctx.knobs = opts.knobs.clone();
+        ctx.builtin_ranges = ctx.fitting_builtin_ranges();
         ctx.load_profile(&opts.profile);
         ctx._instance = Some((instance, adapter));
         let sink = ctx.device_error.clone();
@@ -191,7 +194,22 @@ impl GpuContext {
             code: default_field_code(&info),
             inversion: default_inversion(&info, layout),
         };
-        Self::build(device, queue, info, field, timestamps, &PipelineCacheDir::Default)
+        let mut ctx = Self::build(device, queue, info, field, timestamps, &PipelineCacheDir::Default)?;
+        ctx.builtin_ranges = ctx.fitting_builtin_ranges();
+        Ok(ctx)
+    }
+
+    /// The adapter class's built-in knobs by size, less the ranges whose
+    /// walker does not fit this device's limits (WebGPU's defaults).
+    fn fitting_builtin_ranges(&self) -> Vec<ProfileRange> {
+        let bounds = self.bounds();
+        profile::builtin_ranges(&self.info, self.field_layout().name())
+            .into_iter()
+            .filter(|r| {
+                r.apply(&MsmConfig::default())
+                    .is_ok_and(|c| c.check_walker_fits(&bounds).is_ok())
+            })
+            .collect()
     }
 
     fn build(
@@ -238,6 +256,7 @@ impl GpuContext {
             staging: Mutex::default(),
             knobs: KnobOverrides::new(),
             profile: None,
+            builtin_ranges: Vec::new(),
             profile_source: ProfileSource::BuiltIn { class, ignored: None },
             timestamps,
             counters: Counters::default(),
@@ -286,9 +305,24 @@ impl GpuContext {
     pub fn config_for(&self, n: usize) -> MsmConfig {
         let base = match &self.profile {
             Some(p) => p.config_for(n),
-            None => MsmConfig::default(),
+            None => profile::config_in_ranges(&self.builtin_ranges, n),
         };
         self.knobs.over(&base)
+    }
+
+    /// The walker configs [`GpuContext::config_for`] picks at any size (the
+    /// profile's ranges, or the built-in ones, under the caller's knobs).
+    pub(crate) fn walker_configs(&self) -> Vec<MsmConfig> {
+        let ranges = self.profile.as_ref().map_or(&self.builtin_ranges, |p| &p.ranges);
+        let mut out: Vec<MsmConfig> = Vec::new();
+        for r in ranges {
+            let c = self.config_for(1 << r.min_logn.min(31));
+            let same = |o: &MsmConfig| o.walker_variant() == c.walker_variant() && o.walker_tpb == c.walker_tpb;
+            if !out.iter().any(same) {
+                out.push(c);
+            }
+        }
+        out
     }
 
     /// Where this context's default knobs come from.

@@ -132,12 +132,7 @@ impl Profile {
 
     /// The defaults with this profile's knobs for `n` points.
     pub fn config_for(&self, n: usize) -> MsmConfig {
-        let logn = usize::BITS - n.max(1).leading_zeros() - 1;
-        let base = MsmConfig::default();
-        match self.ranges.iter().find(|r| (r.min_logn..=r.max_logn).contains(&logn)) {
-            Some(r) => r.apply(&base).unwrap_or(base),
-            None => base,
-        }
+        config_in_ranges(&self.ranges, n)
     }
 
     /// The file this adapter's profile lives in: `$MSM_GPU_CONFIG_DIR`, else
@@ -211,3 +206,92 @@ pub fn builtin_crossover(info: &wgpu::AdapterInfo) -> Option<usize> {
 
 /// Smallest n at which a GPU's MSM beats arkworks, without a profile.
 pub const BUILTIN_GPU_CROSSOVER: usize = 1 << 12;
+
+/// Min log2 n, max log2 n, and the knobs between them.
+type BuiltinRange = (u32, u32, &'static [(&'static str, &'static str)]);
+
+/// The walker's shape by size on a discrete GPU with 64-bit integers
+/// (min log2 n, max log2 n, knobs), from the H200's sweeps
+/// (docs/benchmarks.md): small sizes want fewer slots; from 2^21 a larger
+/// workgroup and more slots share each inversion among 4,096 additions
+/// (22% faster at 2^21 and 2^22, 20% at 2^24). Elsewhere the defaults.
+const DISCRETE_INT64: &[BuiltinRange] = &[
+    (0, 16, &[("walker_slots", "2")]),
+    (18, 19, &[("walker_slots", "8")]),
+    (20, 20, &[("walker_tpb", "512")]),
+    (21, 31, &[("walker_tpb", "512"), ("walker_slots", "8")]),
+];
+
+/// The built-in knobs by size of an adapter class and field layout (what a
+/// context uses without a tuned profile): empty where the defaults hold
+/// at every size.
+pub fn builtin_ranges(info: &wgpu::AdapterInfo, field_layout: &str) -> Vec<ProfileRange> {
+    if adapter_class(info) != "discrete GPU" || field_layout != "32x8-int64" {
+        return Vec::new();
+    }
+    DISCRETE_INT64
+        .iter()
+        .map(|&(min_logn, max_logn, knobs)| ProfileRange {
+            min_logn,
+            max_logn,
+            knobs: knobs.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect(),
+        })
+        .collect()
+}
+
+/// The defaults with the first range of `ranges` that holds `n`'s log2.
+pub fn config_in_ranges(ranges: &[ProfileRange], n: usize) -> MsmConfig {
+    let logn = usize::BITS - n.max(1).leading_zeros() - 1;
+    let base = MsmConfig::default();
+    match ranges.iter().find(|r| (r.min_logn..=r.max_logn).contains(&logn)) {
+        Some(r) => r.apply(&base).unwrap_or(base),
+        None => base,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &str, device_type: wgpu::DeviceType) -> wgpu::AdapterInfo {
+        wgpu::AdapterInfo {
+            name: name.into(),
+            vendor: 0,
+            device: 0,
+            device_type,
+            device_pci_bus_id: String::new(),
+            driver: "NVIDIA".into(),
+            driver_info: String::new(),
+            backend: wgpu::Backend::Vulkan,
+            subgroup_min_size: 0,
+            subgroup_max_size: 0,
+            transient_saves_memory: None,
+            limit_bucket: None,
+        }
+    }
+
+    /// The built-in ranges parse, ascend without overlap, and apply to a
+    /// discrete GPU's 64-bit layout only; sizes between ranges keep the
+    /// defaults.
+    #[test]
+    fn builtin_ranges_are_well_formed() {
+        let gpu = info("NVIDIA H200", wgpu::DeviceType::DiscreteGpu);
+        let ranges = builtin_ranges(&gpu, "32x8-int64");
+        assert!(!ranges.is_empty());
+        for w in ranges.windows(2) {
+            assert!(w[0].max_logn < w[1].min_logn, "{w:?}");
+        }
+        for r in &ranges {
+            assert!(r.min_logn <= r.max_logn);
+            r.apply(&MsmConfig::default()).unwrap();
+        }
+        assert_eq!(config_in_ranges(&ranges, 1 << 17), MsmConfig::default());
+        let big = config_in_ranges(&ranges, 1 << 22);
+        assert_eq!((big.walker_tpb, big.walker_slots), (512, 8));
+        assert!(builtin_ranges(&gpu, "13x20").is_empty());
+        let igpu = info("Intel", wgpu::DeviceType::IntegratedGpu);
+        assert!(builtin_ranges(&igpu, "32x8-int64").is_empty());
+        let cpu = info("llvmpipe (LLVM 15.0.6, 256 bits)", wgpu::DeviceType::Cpu);
+        assert!(builtin_ranges(&cpu, "32x8-int64").is_empty());
+    }
+}

@@ -66,6 +66,20 @@ impl GpuContext {
                     .map(|k| (pass.shader(config), k.entry, k.overrides, Some(pass))),
             );
         }
+        // ... and the walker shapes of the other sizes' knobs
+        if !self.is_software() && passes.contains(&Pass::StreamWalker) {
+            let pass = Pass::StreamWalker;
+            for other in self.walker_configs() {
+                let same = other.walker_variant() == config.walker_variant() && other.walker_tpb == config.walker_tpb;
+                if !same {
+                    jobs.extend(
+                        pass.kernels(&other, plan)
+                            .into_iter()
+                            .map(|k| (pass.shader(&other), k.entry, k.overrides, Some(pass))),
+                    );
+                }
+            }
+        }
         self.precompile(jobs).await?;
         let mut out = Vec::with_capacity(passes.len());
         for &pass in passes {
