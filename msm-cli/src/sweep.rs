@@ -1,6 +1,7 @@
 //! `msm-cli sweep`: the A/B ladder of the knobs in one process. Each variant
-//! changes one knob from `MsmConfig::default()` (or is given with
-//! `--variants`); variants are timed interleaved in ABBA order so that drift
+//! changes one knob from the knobs `bench` runs at this size (the context's
+//! `config_for(n)`: the tuned profile's, else the adapter class's built-in
+//! ones) or is given with `--variants` over them; variants are timed interleaved in ABBA order so that drift
 //! (clocks, thermals, other load) hits every variant alike instead of
 //! favouring whichever ran first. Each rep times the variant end to end
 //! (untimed passes) and, where the adapter has timestamps, once more with
@@ -28,8 +29,8 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// The variants to time instead of the ladder: knob sets separated by
-    /// `;`, each `name=value,...` over the defaults (`defaults` for none),
-    /// e.g. "defaults; walker_tpb=256,walker_slots=8".
+    /// `;`, each `name=value,...` over the knobs `bench` runs at this size
+    /// (`defaults` for those alone), e.g. "defaults; walker_slots=8".
     #[arg(long)]
     variants: Option<String>,
     /// Scalar distribution: random, equal, zero90, bits8 or onebucket.
@@ -42,9 +43,8 @@ pub struct Args {
     gpu: GpuArgs,
 }
 
-/// The default, then each knob value that differs from it, one knob at a time.
-fn ladder() -> Vec<MsmConfig> {
-    let d = MsmConfig::default();
+/// The default `d`, then each knob value that differs from it, one knob at a time.
+fn ladder(d: MsmConfig) -> Vec<MsmConfig> {
     let mut out = vec![d.clone()];
     let mut push = |c: MsmConfig| {
         if !out.contains(&c) {
@@ -96,16 +96,16 @@ fn ladder() -> Vec<MsmConfig> {
     out
 }
 
-/// The variants of `--variants`.
-fn parse_variants(spec: &str) -> Result<Vec<MsmConfig>, MsmError> {
+/// The variants of `--variants`, each over `d`.
+fn parse_variants(spec: &str, d: &MsmConfig) -> Result<Vec<MsmConfig>, MsmError> {
     spec.split(';')
         .map(str::trim)
         .filter(|v| !v.is_empty())
         .map(|v| {
             if v == "defaults" {
-                Ok(MsmConfig::default())
+                Ok(d.clone())
             } else {
-                MsmConfig::default().with_knobs(v)
+                d.with_knobs(v)
             }
         })
         .collect()
@@ -159,16 +159,16 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     if args.reps == 0 {
         return Err(MsmError::invalid_config("--reps", "0: at least 1 timed repetition is needed").into());
     }
-    let configs = match &args.variants {
-        Some(spec) => parse_variants(spec)?,
-        None => ladder(),
-    };
     let class: ScalarClass = args
         .scalars
         .parse()
         .map_err(|e: String| MsmError::invalid_config("--scalars", e))?;
     let ctx = args.gpu.context(Default::default())?;
     let n = 1usize << args.logn;
+    let configs = match &args.variants {
+        Some(spec) => parse_variants(spec, &ctx.config_for(n))?,
+        None => ladder(ctx.config_for(n)),
+    };
     let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
     msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);
     let expected = cpu::msm_reference(&bases, &scalars).into_affine();
