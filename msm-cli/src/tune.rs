@@ -1,8 +1,10 @@
 //! `msm-cli tune`: measures this adapter and writes its profile. At each
 //! size it times a ladder of knob sets interleaved (ABBA: the order reverses
-//! every round, so drift hits every set alike), keeps the fastest where it
-//! beats the defaults by more than the noise margin, and measures the size
-//! from which the GPU beats arkworks. Every result is checked.
+//! every round, so drift hits every set alike) against the knobs the
+//! adapter class has built in for that size, keeps the fastest where it
+//! beats them by more than the noise margin (else the built-in knobs, so a
+//! profile never loses them), and measures the size from which the GPU
+//! beats arkworks. Every result is checked.
 
 use std::time::Instant;
 
@@ -15,17 +17,20 @@ use crate::error::CliError;
 use crate::knobs::{config_line, GpuArgs};
 use crate::stats::summarize;
 
-/// The ladder's knob sets besides the defaults.
-const LADDER: &str = "walker_slots=2; walker_slots=8; walker_tpb=128; walker_tpb=128,walker_slots=8";
+/// The ladder's knob sets besides the built-in ones: the walker's shapes
+/// that won somewhere on the H200 (docs/benchmarks.md), and the defaults.
+const LADDER: &str = "defaults; walker_slots=2; walker_slots=8; walker_tpb=128; walker_tpb=512; \
+                      walker_tpb=512,walker_slots=8; walker_tpb=512,walker_slots=8,walker_threads=65536";
 /// A set must beat the defaults by this fraction to be kept.
 const MARGIN: f64 = 0.03;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// log2 sizes at which to tune the knobs (comma-separated).
-    #[arg(long, default_value = "12,16,20")]
+    #[arg(long, default_value = "12,16,20,22")]
     sizes: String,
-    /// Knob sets to try besides the defaults, `;`-separated (`name=value,...`).
+    /// Knob sets to try besides the built-in ones, `;`-separated
+    /// (`name=value,...` over the defaults; `defaults` for none).
     #[arg(long, default_value = LADDER)]
     ladder: String,
     /// Interleaved rounds per size (the median is kept).
@@ -46,9 +51,12 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<(), CliError> {
     let sizes = parse_sizes(&args.sizes)?;
-    let mut ladder = vec![MsmConfig::default()];
+    let mut ladder = Vec::new();
     for spec in args.ladder.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-        ladder.push(MsmConfig::default().with_knobs(spec)?);
+        ladder.push(match spec {
+            "defaults" => MsmConfig::default(),
+            _ => MsmConfig::default().with_knobs(spec)?,
+        });
     }
     let ctx = args.gpu.context_with_profile(Default::default(), ProfileChoice::Off)?;
     let layout = ctx.field_layout().to_string();
@@ -65,10 +73,14 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     };
     profile.crossover = tuner.crossover(args.crossover_max_logn)?;
     for (i, &logn) in sizes.iter().enumerate() {
-        let medians = tuner.ladder(logn, &ladder)?;
+        // the built-in knobs of this size first: the set to beat
+        let built_in = ctx.config_for(1 << logn);
+        let others = ladder.iter().filter(|c| **c != built_in).cloned();
+        let sets: Vec<MsmConfig> = std::iter::once(built_in.clone()).chain(others).collect();
+        let medians = tuner.ladder(logn, &sets)?;
         let lo = if i == 0 { 0 } else { (sizes[i - 1] + logn) / 2 + 1 };
         let hi = sizes.get(i + 1).map_or(32, |&next| (logn + next) / 2);
-        profile.ranges.extend(keep_best(&ladder, &medians, lo, hi));
+        profile.ranges.extend(keep_best(&sets, &medians, lo, hi));
     }
     println!(
         "crossover: {}",
@@ -114,16 +126,18 @@ fn parse_sizes(text: &str) -> Result<Vec<u32>, MsmError> {
     Ok(sizes)
 }
 
-/// The fastest set of the ladder as a profile range for 2^lo..2^hi, where it
-/// beats the defaults (the first set) by more than [`MARGIN`].
+/// The fastest set of the ladder as a profile range for 2^lo..2^hi where it
+/// beats the first set (the built-in knobs) by more than [`MARGIN`], else
+/// the first set; none where that is the plain defaults.
 fn keep_best(ladder: &[MsmConfig], medians: &[Option<f64>], lo: u32, hi: u32) -> Option<ProfileRange> {
-    let default_ms = medians[0].expect("the defaults always run");
+    let default_ms = medians[0].expect("the built-in knobs always run");
     let (best, best_ms) = medians
         .iter()
         .enumerate()
         .filter_map(|(k, m)| m.map(|m| (k, m)))
         .fold((0, default_ms), |acc, (k, m)| if m < acc.1 { (k, m) } else { acc });
-    if best == 0 || best_ms >= default_ms * (1.0 - MARGIN) {
+    let best = if best_ms < default_ms * (1.0 - MARGIN) { best } else { 0 };
+    if ladder[best] == MsmConfig::default() {
         println!("  the defaults stay (no set beat them by {:.0}%)", 100.0 * MARGIN);
         return None;
     }
@@ -133,10 +147,10 @@ fn keep_best(ladder: &[MsmConfig], medians: &[Option<f64>], lo: u32, hi: u32) ->
         .filter_map(|kv| kv.split_once('='))
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
         .collect();
+    let gain = medians[best].map_or(0.0, |m| 100.0 * (1.0 - m / default_ms));
     println!(
-        "  kept for 2^{lo}..2^{hi}: {} ({:.1}% faster)",
-        ladder[best].describe(),
-        100.0 * (1.0 - best_ms / default_ms)
+        "  kept for 2^{lo}..2^{hi}: {} ({gain:.1}% faster than the built-in knobs)",
+        ladder[best].describe()
     );
     Some(ProfileRange {
         min_logn: lo,
