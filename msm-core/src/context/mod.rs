@@ -199,17 +199,9 @@ impl GpuContext {
         Ok(ctx)
     }
 
-    /// The adapter class's built-in knobs by size, less the ranges whose
-    /// walker does not fit this device's limits (WebGPU's defaults).
+    /// The adapter class's built-in knobs by size that fit this device.
     fn fitting_builtin_ranges(&self) -> Vec<ProfileRange> {
-        let bounds = self.bounds();
-        profile::builtin_ranges(&self.info, self.field_layout().name())
-            .into_iter()
-            .filter(|r| {
-                r.apply(&MsmConfig::default())
-                    .is_ok_and(|c| c.check_walker_fits(&bounds).is_ok())
-            })
-            .collect()
+        profile::builtin_ranges(&self.info, self.field_layout().name(), &self.bounds())
     }
 
     fn build(

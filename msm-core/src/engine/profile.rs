@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::config::MsmConfig;
+use crate::plan::AdapterBounds;
 
 /// Version of the profile file format.
 pub const PROFILE_FORMAT: u32 = 1;
@@ -225,9 +226,10 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
 ];
 
 /// The built-in knobs by size of an adapter class and field layout (what a
-/// context uses without a tuned profile): empty where the defaults hold
+/// context uses without a tuned profile), less the ranges whose walker does
+/// not fit `bounds` (WebGPU's default limits): empty where the defaults hold
 /// at every size.
-pub fn builtin_ranges(info: &wgpu::AdapterInfo, field_layout: &str) -> Vec<ProfileRange> {
+pub fn builtin_ranges(info: &wgpu::AdapterInfo, field_layout: &str, bounds: &AdapterBounds) -> Vec<ProfileRange> {
     if adapter_class(info) != "discrete GPU" || field_layout != "32x8-int64" {
         return Vec::new();
     }
@@ -237,6 +239,10 @@ pub fn builtin_ranges(info: &wgpu::AdapterInfo, field_layout: &str) -> Vec<Profi
             min_logn,
             max_logn,
             knobs: knobs.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect(),
+        })
+        .filter(|r| {
+            r.apply(&MsmConfig::default())
+                .is_ok_and(|c| c.check_walker_fits(bounds).is_ok())
         })
         .collect()
 }
@@ -275,10 +281,23 @@ mod tests {
     /// The built-in ranges parse, ascend without overlap, and apply to a
     /// discrete GPU's 64-bit layout only; sizes between ranges keep the
     /// defaults.
+    /// An H200's limits, or WebGPU's default 16 KiB of workgroup memory.
+    fn bounds(max_workgroup_storage: u32) -> AdapterBounds {
+        AdapterBounds {
+            max_workgroup_size_x: 1024,
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_storage,
+            max_binding_size: 1 << 31,
+            loop_capped: false,
+            inversion_loops: 600,
+            field_int64: true,
+        }
+    }
+
     #[test]
     fn builtin_ranges_are_well_formed() {
         let gpu = info("NVIDIA H200", wgpu::DeviceType::DiscreteGpu);
-        let ranges = builtin_ranges(&gpu, "32x8-int64");
+        let ranges = builtin_ranges(&gpu, "32x8-int64", &bounds(49_152));
         assert!(!ranges.is_empty());
         for w in ranges.windows(2) {
             assert!(w[0].max_logn < w[1].min_logn, "{w:?}");
@@ -290,10 +309,23 @@ mod tests {
         assert_eq!(config_in_ranges(&ranges, 1 << 17), MsmConfig::default());
         let big = config_in_ranges(&ranges, 1 << 22);
         assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 8, Some(65_536)));
-        assert!(builtin_ranges(&gpu, "13x20").is_empty());
+        assert!(builtin_ranges(&gpu, "13x20", &bounds(49_152)).is_empty());
         let igpu = info("Intel", wgpu::DeviceType::IntegratedGpu);
-        assert!(builtin_ranges(&igpu, "32x8-int64").is_empty());
+        assert!(builtin_ranges(&igpu, "32x8-int64", &bounds(49_152)).is_empty());
         let cpu = info("llvmpipe (LLVM 15.0.6, 256 bits)", wgpu::DeviceType::Cpu);
-        assert!(builtin_ranges(&cpu, "32x8-int64").is_empty());
+        assert!(builtin_ranges(&cpu, "32x8-int64", &bounds(49_152)).is_empty());
+    }
+
+    /// Under WebGPU's default limits the ranges with 512-thread walkers (a
+    /// 32 KiB inversion tree) are dropped; the others stay.
+    #[test]
+    fn builtin_ranges_fit_the_limits() {
+        let gpu = info("NVIDIA H200", wgpu::DeviceType::DiscreteGpu);
+        let all = builtin_ranges(&gpu, "32x8-int64", &bounds(49_152));
+        let small = builtin_ranges(&gpu, "32x8-int64", &bounds(16_384));
+        assert!(!small.is_empty() && small.len() < all.len());
+        for r in &small {
+            assert_ne!(r.apply(&MsmConfig::default()).unwrap().walker_tpb, 512, "{r:?}");
+        }
     }
 }
