@@ -265,3 +265,27 @@ fn check(ok: bool, n: usize, config: &MsmConfig) -> Result<(), MsmError> {
         Err(MsmError::CorruptResult)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(spec: &str) -> MsmConfig {
+        MsmConfig::default().with_knobs(spec).unwrap()
+    }
+
+    /// The built-in knobs (the first set) stay unless a set beats them by
+    /// the margin; plain defaults write no range.
+    #[test]
+    fn keep_best_keeps_the_built_in_knobs_unless_beaten() {
+        let ladder = [set("walker_slots=8"), MsmConfig::default(), set("walker_slots=2")];
+        let kept = |m: [f64; 3]| keep_best(&ladder, &m.map(Some), 18, 19).map(|r| r.knobs);
+        let slots = |v: &str| Some([("walker_slots".to_string(), v.to_string())].into_iter().collect());
+        assert_eq!(kept([10.0, 12.0, 9.9]), slots("8"), "within the margin");
+        assert_eq!(kept([10.0, 12.0, 9.0]), slots("2"), "beaten");
+        let plain = [MsmConfig::default(), set("walker_slots=2")];
+        assert_eq!(keep_best(&plain, &[Some(10.0), Some(9.9)], 0, 16), None);
+        let range = keep_best(&plain, &[Some(10.0), Some(9.0)], 0, 16).unwrap();
+        assert_eq!((range.min_logn, range.max_logn), (0, 16));
+    }
+}
