@@ -122,6 +122,12 @@ impl MsmConfig {
         }
     }
 
+    /// What makes the walker's pipeline: its shader variant and its
+    /// workgroup size (two configs with the same shape share the pipeline).
+    pub fn walker_shape(&self) -> (msm_wgsl::registry::WalkerVariant, u32) {
+        (self.walker_variant(), self.walker_tpb)
+    }
+
     /// The shader variant of the stream walker for this config.
     pub fn walker_variant(&self) -> msm_wgsl::registry::WalkerVariant {
         msm_wgsl::registry::WalkerVariant {

@@ -115,26 +115,34 @@ pub async fn list_adapters() -> Vec<wgpu::AdapterInfo> {
         .collect()
 }
 
+/// An adapter's info as a test needs it: name, driver, type and backend.
+#[cfg(test)]
+pub(crate) fn test_adapter_info(
+    name: &str,
+    driver: &str,
+    device_type: wgpu::DeviceType,
+    backend: wgpu::Backend,
+) -> wgpu::AdapterInfo {
+    wgpu::AdapterInfo {
+        name: name.into(),
+        vendor: 0,
+        device: 0,
+        device_type,
+        device_pci_bus_id: String::new(),
+        driver: driver.into(),
+        driver_info: String::new(),
+        backend,
+        subgroup_min_size: 0,
+        subgroup_max_size: 0,
+        transient_saves_memory: None,
+        limit_bucket: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_adapter_info as info;
     use super::*;
-
-    fn info(name: &str, driver: &str, device_type: wgpu::DeviceType, backend: wgpu::Backend) -> wgpu::AdapterInfo {
-        wgpu::AdapterInfo {
-            name: name.into(),
-            vendor: 0,
-            device: 0,
-            device_type,
-            device_pci_bus_id: String::new(),
-            driver: driver.into(),
-            driver_info: String::new(),
-            backend,
-            subgroup_min_size: 0,
-            subgroup_max_size: 0,
-            transient_saves_memory: None,
-            limit_bucket: None,
-        }
-    }
 
     #[test]
     fn classes_follow_what_the_adapter_says() {

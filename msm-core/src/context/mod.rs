@@ -18,6 +18,8 @@ use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, ShaderLibrary};
 pub use adapter::{
     default_field_code, default_inversion, default_layout, has_loop_cap, is_swiftshader, list_adapters, AdapterClass,
 };
+#[cfg(test)]
+pub(crate) use adapter::test_adapter_info;
 pub use disk_cache::PipelineCacheDir;
 pub(crate) use health::LiveGuard;
 pub use health::{msm_memory_on, LiveMemory, MsmMemory};
@@ -309,8 +311,7 @@ impl GpuContext {
         let mut out: Vec<MsmConfig> = Vec::new();
         for r in ranges {
             let c = self.config_for(1 << r.min_logn.min(31));
-            let same = |o: &MsmConfig| o.walker_variant() == c.walker_variant() && o.walker_tpb == c.walker_tpb;
-            if !out.iter().any(same) {
+            if !out.iter().any(|o| o.walker_shape() == c.walker_shape()) {
                 out.push(c);
             }
         }

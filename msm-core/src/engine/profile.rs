@@ -262,20 +262,7 @@ mod tests {
     use super::*;
 
     fn info(name: &str, device_type: wgpu::DeviceType) -> wgpu::AdapterInfo {
-        wgpu::AdapterInfo {
-            name: name.into(),
-            vendor: 0,
-            device: 0,
-            device_type,
-            device_pci_bus_id: String::new(),
-            driver: "NVIDIA".into(),
-            driver_info: String::new(),
-            backend: wgpu::Backend::Vulkan,
-            subgroup_min_size: 0,
-            subgroup_max_size: 0,
-            transient_saves_memory: None,
-            limit_bucket: None,
-        }
+        crate::context::test_adapter_info(name, "NVIDIA", device_type, wgpu::Backend::Vulkan)
     }
 
     /// The built-in ranges parse, ascend without overlap, and apply to a

@@ -255,7 +255,7 @@ mod tests {
             let mut c = d.clone();
             c.set(k.name, other(k)).unwrap();
             assert_ne!(c, d, "{}", k.name);
-            let picks = c.walker_variant() != d.walker_variant() || c.walker_tpb != d.walker_tpb;
+            let picks = c.walker_shape() != d.walker_shape();
             assert_eq!(picks, k.shader, "{}", k.name);
         }
     }

@@ -46,13 +46,10 @@ impl GpuContext {
         plan: &Plan,
         passes: &[Pass],
     ) -> Result<PassPipelines, MsmError> {
+        let job = |pass: Pass, config: &MsmConfig, k: Kernel| (pass.shader(config), k.entry, k.overrides, Some(pass));
         let mut jobs: Vec<_> = passes
             .iter()
-            .flat_map(|&pass| {
-                pass.kernels(config, plan)
-                    .into_iter()
-                    .map(move |k| (pass.shader(config), k.entry, k.overrides, Some(pass)))
-            })
+            .flat_map(|&pass| pass.kernels(config, plan).into_iter().map(move |k| job(pass, config, k)))
             .collect();
         // On a GPU, the kernels other sizes need are compiled in the same
         // parallel batch, so that the first call of a larger size class
@@ -63,20 +60,15 @@ impl GpuContext {
             jobs.extend(
                 walker_combine::other_sizes_kernels(plan)
                     .into_iter()
-                    .map(|k| (pass.shader(config), k.entry, k.overrides, Some(pass))),
+                    .map(|k| job(pass, config, k)),
             );
         }
         // ... and the walker shapes of the other sizes' knobs
         if !self.is_software() && passes.contains(&Pass::StreamWalker) {
             let pass = Pass::StreamWalker;
             for other in self.walker_configs() {
-                let same = other.walker_variant() == config.walker_variant() && other.walker_tpb == config.walker_tpb;
-                if !same {
-                    jobs.extend(
-                        pass.kernels(&other, plan)
-                            .into_iter()
-                            .map(|k| (pass.shader(&other), k.entry, k.overrides, Some(pass))),
-                    );
+                if other.walker_shape() != config.walker_shape() {
+                    jobs.extend(pass.kernels(&other, plan).into_iter().map(|k| job(pass, &other, k)));
                 }
             }
         }
