@@ -197,6 +197,19 @@ pub fn config_line(c: &MsmConfig) -> String {
     c.describe()
 }
 
+/// Knob sets given as `;`-separated `name=value,...` lists, each over
+/// `base` (`defaults` for `base` itself): `sweep --variants`, `tune --ladder`.
+pub fn knob_sets(spec: &str, base: &MsmConfig) -> Result<Vec<MsmConfig>, MsmError> {
+    spec.split(';')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| match v {
+            "defaults" => Ok(base.clone()),
+            _ => base.with_knobs(v),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use clap::{Args, FromArgMatches};

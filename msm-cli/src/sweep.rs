@@ -1,9 +1,9 @@
 //! `msm-cli sweep`: the A/B ladder of the knobs in one process. Each variant
 //! changes one knob from the knobs `bench` runs at this size (the context's
 //! `config_for(n)`: the tuned profile's, else the adapter class's built-in
-//! ones) or is given with `--variants` over them; variants are timed interleaved in ABBA order so that drift
-//! (clocks, thermals, other load) hits every variant alike instead of
-//! favouring whichever ran first. Each rep times the variant end to end
+//! ones) or is given with `--variants` over them; variants are timed
+//! interleaved in ABBA order so that drift (clocks, thermals, other load)
+//! hits every variant alike instead of favouring whichever ran first. Each rep times the variant end to end
 //! (untimed passes) and, where the adapter has timestamps, once more with
 //! per-pass timestamps for its GPU sum.
 
@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::calls::Calls;
 use crate::error::CliError;
-use crate::knobs::{adapter_line, config_line, GpuArgs};
+use crate::knobs::{adapter_line, config_line, knob_sets, GpuArgs};
 use crate::stats::{summarize, Summary};
 
 #[derive(clap::Args)]
@@ -96,21 +96,6 @@ fn ladder(d: MsmConfig) -> Vec<MsmConfig> {
     out
 }
 
-/// The variants of `--variants`, each over `d`.
-fn parse_variants(spec: &str, d: &MsmConfig) -> Result<Vec<MsmConfig>, MsmError> {
-    spec.split(';')
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(|v| {
-            if v == "defaults" {
-                Ok(d.clone())
-            } else {
-                d.with_knobs(v)
-            }
-        })
-        .collect()
-}
-
 /// One variant's fate: not run (its plan is invalid on this adapter), failed
 /// while running, or timed.
 enum Outcome {
@@ -166,7 +151,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let ctx = args.gpu.context(Default::default())?;
     let n = 1usize << args.logn;
     let configs = match &args.variants {
-        Some(spec) => parse_variants(spec, &ctx.config_for(n))?,
+        Some(spec) => knob_sets(spec, &ctx.config_for(n))?,
         None => ladder(ctx.config_for(n)),
     };
     let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);

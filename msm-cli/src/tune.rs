@@ -14,14 +14,14 @@ use msm_core::engine::profile::{Profile, ProfileRange};
 use msm_core::{cpu, Bases, GpuContext, MsmConfig, MsmError, ProfileChoice};
 
 use crate::error::CliError;
-use crate::knobs::{config_line, GpuArgs};
+use crate::knobs::{config_line, knob_sets, GpuArgs};
 use crate::stats::summarize;
 
 /// The ladder's knob sets besides the built-in ones: the walker's shapes
 /// that won somewhere on the H200 (docs/benchmarks.md), and the defaults.
 const LADDER: &str = "defaults; walker_slots=2; walker_slots=8; walker_tpb=128; walker_tpb=512; \
                       walker_tpb=512,walker_slots=8; walker_tpb=512,walker_slots=8,walker_threads=65536";
-/// A set must beat the defaults by this fraction to be kept.
+/// A set must beat the built-in knobs by this fraction to be kept.
 const MARGIN: f64 = 0.03;
 
 #[derive(clap::Args)]
@@ -51,13 +51,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> Result<(), CliError> {
     let sizes = parse_sizes(&args.sizes)?;
-    let mut ladder = Vec::new();
-    for spec in args.ladder.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-        ladder.push(match spec {
-            "defaults" => MsmConfig::default(),
-            _ => MsmConfig::default().with_knobs(spec)?,
-        });
-    }
+    let ladder = knob_sets(&args.ladder, &MsmConfig::default())?;
     let ctx = args.gpu.context_with_profile(Default::default(), ProfileChoice::Off)?;
     let layout = ctx.field_layout().to_string();
     let mut profile = Profile::new(ctx.adapter_info(), &layout);
