@@ -220,6 +220,18 @@ mod tests {
         KnobArgs::augment_args(clap::Command::new("t"))
     }
 
+    /// Knob sets apply over their base; `defaults` is the base itself; a
+    /// bad knob is an error.
+    #[test]
+    fn knob_sets_apply_over_their_base() {
+        let base = MsmConfig::default().with_knobs("walker_slots=8").unwrap();
+        let sets = knob_sets("defaults; walker_tpb=512;", &base).unwrap();
+        assert_eq!(sets.len(), 2);
+        assert_eq!(sets[0], base);
+        assert_eq!((sets[1].walker_slots, sets[1].walker_tpb), (8, 512));
+        assert!(knob_sets("no_such_knob=1", &base).is_err());
+    }
+
     /// Every knob of the table is a flag whose help gives its default.
     #[test]
     fn every_knob_is_a_flag_with_its_default() {
