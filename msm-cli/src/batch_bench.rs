@@ -24,6 +24,13 @@ pub struct BatchReport {
     /// singles / batch.
     pub speedup: f64,
     pub correct: bool,
+    /// Vectors per job of the batch (more than one: joint plans).
+    pub vectors_per_job: u32,
+    /// One timed batch after the rounds: GPU time per pass (preprocess,
+    /// stream_walker, walker_combine, reduce), where the context has timestamps.
+    pub batch_gpu_pass_ms: Option<[f64; 4]>,
+    /// The same batch's GPU time per kernel (`pass.entry`, ms).
+    pub batch_gpu_kernel_ms: Vec<(String, f64)>,
 }
 
 /// Times `k` vectors of `bases.len()` scalars as one batch and as single calls.
@@ -34,7 +41,7 @@ pub fn measure(
     k: usize,
     reps: usize,
     seed: u64,
-    config: &MsmConfig,
+    (single, joint): (&MsmConfig, &MsmConfig),
 ) -> Result<BatchReport, MsmError> {
     let n = bases.len();
     let vectors: Vec<Vec<Fr>> = (0..k)
@@ -53,13 +60,13 @@ pub fn measure(
     let singles = |correct: &mut bool| -> Result<f64, MsmError> {
         let t = Instant::now();
         for (v, w) in vectors.iter().zip(&want) {
-            *correct &= ctx.msm_blocking_with(resident, v, config)?.result.into_affine() == *w;
+            *correct &= ctx.msm_blocking_with(resident, v, single)?.result.into_affine() == *w;
         }
         Ok(t.elapsed().as_secs_f64() * 1e3)
     };
     let batch = |correct: &mut bool| -> Result<f64, MsmError> {
         let t = Instant::now();
-        let run = ctx.msm_batch_blocking_with(resident, &views, config)?;
+        let run = ctx.msm_batch_blocking_with(resident, &views, joint)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         for (r, w) in run.results.iter().zip(&want) {
             *correct &= r.into_affine() == *w;
@@ -80,11 +87,22 @@ pub fn measure(
         }
     }
     let (singles_ms, batch_ms) = (summarize(&s), summarize(&b));
+    let timed = MsmConfig {
+        timing: true,
+        ..joint.clone()
+    };
+    let run = ctx.msm_batch_blocking_with(resident, &views, &timed)?;
+    for (r, w) in run.results.iter().zip(&want) {
+        correct &= r.into_affine() == *w;
+    }
     Ok(BatchReport {
         vectors: k,
         singles_ms,
         batch_ms,
         speedup: singles_ms.median / batch_ms.median,
         correct,
+        vectors_per_job: run.plan.map_or(1, |p| p.vectors),
+        batch_gpu_pass_ms: run.timings.gpu_pass_ms,
+        batch_gpu_kernel_ms: run.timings.gpu_kernel_ms,
     })
 }

@@ -101,6 +101,12 @@ crate::knobs::table::knob_table! {
     max_chunk_points: Option<u32> = None;
         camel "maxChunkPoints", alias "chunk", ts "number | \"auto\"", values "a count, or auto",
         shader false, range 1..=u32::MAX;
+    /// Batches of equal-length vectors run as joint MSMs of up to this many
+    /// points: one plan whose rows of buckets are vector x window, so short
+    /// vectors fill the GPU together. 0: each vector on its own.
+    joint_points: u32 = 1 << 22;
+        camel "jointPoints", alias "joint", ts "number", values "a count; 0 turns joint batches off",
+        shader false, range 0..=u32::MAX;
     /// Where the bucket sums become window sums. `auto`: the GPU where the
     /// reduce shader compiles (the host on SwiftShader).
     reduce: ReduceOn = ReduceOn::Auto;

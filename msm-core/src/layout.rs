@@ -11,7 +11,8 @@ use crate::plan::Plan;
 pub struct MsmParams {
     pub n: u32,
     pub c: u32,
-    pub windows: u32,
+    /// Rows of buckets: windows x vectors.
+    pub rows: u32,
     pub buckets: u32,
     pub tasks: u32,
     pub segments: u32,
@@ -20,7 +21,11 @@ pub struct MsmParams {
     pub align: u32,
     /// [`SCALARS_CANONICAL`] or [`SCALARS_MONTGOMERY`].
     pub scalar_form: u32,
-    pub _pad: [u32; 3],
+    /// Digit windows of a scalar.
+    pub windows: u32,
+    /// Points per vector (scalar i takes base i % vector_len).
+    pub vector_len: u32,
+    pub _pad: u32,
 }
 
 /// Twin of WGSL `SCALARS_CANONICAL`: scalars as canonical words.
@@ -33,14 +38,16 @@ impl From<&Plan> for MsmParams {
         MsmParams {
             n: p.n,
             c: p.c,
-            windows: p.windows,
+            rows: p.rows(),
             buckets: p.buckets,
             tasks: p.tasks,
             segments: p.segments,
             base_offset: 0,
             align: u32::from(p.align),
             scalar_form: SCALARS_CANONICAL,
-            _pad: [0; 3],
+            windows: p.windows,
+            vector_len: p.vector_len(),
+            _pad: 0,
         }
     }
 }

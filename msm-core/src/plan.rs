@@ -40,8 +40,8 @@ pub const REDUCE_THREADS: u64 = 65_536;
 
 /// Buckets per reduce segment (one invocation's running sum): a power of two
 /// in 4..=32, long enough that about [`REDUCE_THREADS`] segments remain.
-pub fn reduce_segment(windows: u32, buckets: u32) -> u32 {
-    let per = (windows as u64 * buckets as u64 / REDUCE_THREADS).max(1);
+pub fn reduce_segment(rows: u32, buckets: u32) -> u32 {
+    let per = (rows as u64 * buckets as u64 / REDUCE_THREADS).max(1);
     (1u32 << (63 - per.leading_zeros())).clamp(4, 32)
 }
 
@@ -82,13 +82,19 @@ pub fn auto_window_bits_for(n: usize, int64: bool) -> u32 {
 }
 
 /// Everything the passes need for one MSM, derived from the config and n.
+/// A joint plan runs `vectors` scalar vectors of `n / vectors` points each
+/// over the same bases as one MSM whose rows of buckets are vector x window
+/// (a batch of short vectors fills the GPU as one long MSM would).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Plan {
+    /// Scalars of the job (every vector's).
     pub n: u32,
     /// Window width c.
     pub c: u32,
-    /// T = ceil(255 / c).
+    /// Digit windows of a scalar, T = ceil(255 / c).
     pub windows: u32,
+    /// Scalar vectors; one row of buckets per (vector, window).
+    pub vectors: u32,
     /// Buckets per window, 2^(c-1).
     pub buckets: u32,
     /// Walker threads.
@@ -99,14 +105,23 @@ pub struct Plan {
     pub segments: u32,
     /// Walker tasks start at bucket starts ([`TaskSplit::Buckets`]).
     pub align: bool,
-    /// Invocations of reduce's `windows` kernel, the most groups of
-    /// segments a window may have: the adapter's ([`AdapterBounds::reduce_win_wg`]).
+    /// Invocations of reduce's `windows` kernel: the row's groups of
+    /// segments rounded up to a power of two, at most the adapter's
+    /// ([`AdapterBounds::reduce_win_wg`]).
     pub win_wg: u32,
 }
 
 impl Plan {
+    /// Rows of buckets (and window sums): vector x window.
+    pub fn rows(&self) -> u32 {
+        self.windows * self.vectors
+    }
+    /// Points of each vector (the bases an entry may name).
+    pub fn vector_len(&self) -> u32 {
+        self.n / self.vectors
+    }
     pub fn total_buckets(&self) -> u64 {
-        self.windows as u64 * self.buckets as u64
+        self.rows() as u64 * self.buckets as u64
     }
     /// Upper bound of stream entries: every (point, window) digit non-zero.
     pub fn max_entries(&self) -> u64 {
@@ -192,6 +207,15 @@ fn invalid(knob: &str, msg: String) -> MsmError {
 impl MsmConfig {
     /// Checks the knobs against the adapter and derives the plan for n points.
     pub fn plan(&self, n: usize, bounds: &AdapterBounds) -> Result<Plan, MsmError> {
+        self.plan_joint(n, 1, bounds)
+    }
+
+    /// The joint plan of `vectors` vectors of `vector_len` points each (one
+    /// row of buckets per vector and window). The window width follows the
+    /// vector's length (each row holds `vector_len` digits); the walker's
+    /// threads follow the whole job's entries.
+    pub fn plan_joint(&self, vector_len: usize, vectors: usize, bounds: &AdapterBounds) -> Result<Plan, MsmError> {
+        let n = vector_len.saturating_mul(vectors.max(1));
         let n32 = u32::try_from(n)
             .ok()
             .filter(|&v| v < (1 << 31))
@@ -200,25 +224,33 @@ impl MsmConfig {
         self.check_walker_fits(bounds)?;
         let c = self
             .window_bits
-            .unwrap_or_else(|| auto_window_bits_for(n, bounds.field_int64));
+            .unwrap_or_else(|| auto_window_bits_for(vector_len, bounds.field_int64));
         let windows = 255u32.div_ceil(c);
+        let vectors = vectors.max(1) as u32;
+        let rows = windows * vectors;
         let buckets = 1u32 << (c - 1);
         let align = self.walker_split == TaskSplit::Buckets;
-        let (threads, tasks) = self.walker_threads_for(n as u64 * windows as u64, windows as u64 * buckets as u64, align, bounds)?;
+        let (threads, tasks) =
+            self.walker_threads_for(n as u64 * windows as u64, rows as u64 * buckets as u64, align, bounds)?;
         // reduce's windows kernel sums at most win_wg groups of WG segments
         let win_wg = bounds.reduce_win_wg();
         let max_segments = crate::passes::reduce::WG * win_wg;
-        let per = reduce_segment(windows, buckets).max(buckets.div_ceil(max_segments));
+        let per = reduce_segment(rows, buckets).max(buckets.div_ceil(max_segments));
+        let segments = buckets.div_ceil(per).max(1);
+        // one invocation per group of the row: the rest would only add
+        // identities (thousands of rows in a joint plan)
+        let groups = segments.div_ceil(crate::passes::reduce::WG);
         let plan = Plan {
             n: n32,
             c,
             windows,
+            vectors,
             buckets,
             threads,
             tasks,
-            segments: buckets.div_ceil(per).max(1),
+            segments,
             align,
-            win_wg,
+            win_wg: win_wg.min(groups.next_power_of_two()),
         };
         self.check_plan_fits(&plan, bounds)?;
         Ok(plan)

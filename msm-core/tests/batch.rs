@@ -4,6 +4,7 @@
 
 mod common;
 
+use ark_bn254::Fr;
 use ark_ec::CurveGroup;
 use ark_ff::Zero;
 use common::ctx;
@@ -21,6 +22,79 @@ fn fastest_ctx() -> &'static GpuContext {
 fn batches() {
     agrees_with_single_calls_and_stays_warm();
     results_equal_arkworks();
+    joint_batches_equal_arkworks();
+}
+
+/// Equal-length vectors run as joint plans (one row of buckets per vector
+/// and window): every result equals arkworks with identity bases or P and
+/// -P among the bases, adversarial scalars, groups that leave a remainder,
+/// a prefix of the bases, bases in parts, canonical words, the host reduce,
+/// narrow windows, and joint batches turned off.
+fn joint_batches_equal_arkworks() {
+    let ctx = fastest_ctx();
+    let n = 600;
+    let cases = msm_core::sample::adversarial(n, 44);
+    let find = |name: &str| cases.iter().find(|c| c.0 == name).unwrap();
+    let classes = [
+        "identity bases",
+        "zero scalars",
+        "scalars r - 1",
+        "some r - 1",
+        "all-equal scalars",
+        "P and -P, equal scalars",
+    ];
+    let vectors: Vec<Vec<Fr>> = classes.iter().map(|c| find(c).2.clone()).collect();
+    let k = vectors.len();
+    for base_case in ["identity bases", "P and -P, random scalars"] {
+        let bases = &find(base_case).1;
+        let whole = ctx.upload_bases_blocking(bases).unwrap();
+        let parts = ctx.upload_bases_in_parts(bases, 500);
+        for len in [n, 400] {
+            let views: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::Fr(&v[..len])).collect();
+            let want: Vec<_> = vectors
+                .iter()
+                .map(|v| cpu::msm_reference(&bases[..len], &v[..len]).into_affine())
+                .collect();
+            let with = |f: fn(&mut MsmConfig, usize)| {
+                let mut c = MsmConfig::default();
+                f(&mut c, len);
+                c
+            };
+            let runs = [
+                ("defaults", &whole, MsmConfig::default(), k),
+                ("pairs", &whole, with(|c, len| c.joint_points = 2 * len as u32), 2),
+                ("off", &whole, with(|c, _| c.joint_points = 0), 1),
+                ("host reduce", &whole, with(|c, _| c.reduce = ReduceOn::Host), k),
+                ("c = 5", &whole, with(|c, _| c.window_bits = Some(5)), k),
+                (
+                    "parts of 500",
+                    &parts,
+                    MsmConfig::default(),
+                    if len > 500 { 1 } else { k },
+                ),
+            ];
+            for (what, resident, config, joint) in runs {
+                let run = pollster::block_on(ctx.msm_batch_with(resident, &views, &config)).unwrap();
+                let got: Vec<_> = run.results.iter().map(|p| p.into_affine()).collect();
+                assert_eq!(got, want, "{base_case}, {len} points, {what}");
+                assert_eq!(run.plan.unwrap().vectors as usize, joint, "{what}: vectors per job");
+            }
+        }
+        let words: Vec<Vec<ark_ff::BigInt<4>>> = vectors
+            .iter()
+            .map(|v| v.iter().map(|s| ark_ff::PrimeField::into_bigint(*s)).collect())
+            .collect();
+        let views: Vec<Scalars<'_>> = words.iter().map(|w| Scalars::Canonical(w)).collect();
+        let run = pollster::block_on(ctx.msm_batch_with(&whole, &views, &MsmConfig::default())).unwrap();
+        for (v, got) in vectors.iter().zip(&run.results) {
+            assert_eq!(
+                got.into_affine(),
+                cpu::msm_reference(bases, v).into_affine(),
+                "canonical words"
+            );
+        }
+        assert_eq!(run.plan.unwrap().vectors as usize, k);
+    }
 }
 
 /// Vectors of several lengths (full, prefixes across a part boundary, empty),

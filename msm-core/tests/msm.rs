@@ -264,26 +264,36 @@ fn by_bucket(plan: &Plan, recs: &[PointRecord], split: &[u32], repr: &FieldRepr)
         .collect()
 }
 
-/// Each pass's GPU output against its CPU twin on the same inputs.
+/// Each pass's GPU output against its CPU twin on the same inputs: one
+/// vector, and three vectors over the same bases as one joint plan.
 #[test]
 fn passes_match_cpu_twins() {
+    passes_match(1);
+    passes_match(3);
+}
+
+fn passes_match(vectors: usize) {
     let ctx = default_ctx();
     let repr = FieldRepr::new(ctx.field_layout());
     let n = 700;
     let mut bases = random_bases(80, n);
     bases[5] = G1Affine::zero();
-    let mut scalars = random_scalars(81, n);
+    let mut scalars = random_scalars(81, n * vectors);
     scalars[6] = Fr::zero();
     scalars[7] = -Fr::from(1u64);
     let config = MsmConfig {
         window_bits: Some(6),
-        walker_threads: Some(32),
+        walker_threads: Some(32 * vectors as u32),
         walker_slots: 4,
         ..Default::default()
     };
     let b = ctx.upload_bases_blocking(&bases).unwrap();
-    let st = pollster::block_on(ctx.msm_stages(&b, &scalars, &config)).unwrap();
+    let st = pollster::block_on(ctx.msm_stages_joint(&b, &scalars, vectors, &config)).unwrap();
     let plan = st.plan;
+    assert_eq!(
+        (plan.vectors as usize, plan.rows()),
+        (vectors, plan.windows * vectors as u32)
+    );
     // preprocess
     let words: Vec<_> = scalars.iter().map(cpu::scalar_words).collect();
     let identity: Vec<bool> = bases.iter().map(|p| p.is_zero()).collect();
@@ -353,10 +363,10 @@ fn passes_match_cpu_twins() {
     }
     // reduce, kernel by kernel
     common::check_reduce_stages(&st, &want);
-    assert_eq!(
-        st.result.into_affine(),
-        cpu::msm_reference(&bases, &scalars).into_affine()
-    );
+    for (v, got) in st.results.iter().enumerate() {
+        let want = cpu::msm_reference(&bases, &scalars[v * n..(v + 1) * n]);
+        assert_eq!(got.into_affine(), want.into_affine(), "vector {v} of {vectors}");
+    }
 }
 
 /// All-equal scalars put every point of a window into one bucket; with tiny

@@ -1,10 +1,12 @@
 // preprocess: signed digits, counting-sort transpose into bucket-major order.
 //
-// histogram:   count the non-zero (point, window) digits of each bucket.
+// histogram:   count the non-zero (scalar, window) digits of each bucket;
+//              scalar i of a joint plan is vector i / vector_len's, its
+//              digits go to that vector's rows of buckets.
 // scan_blocks: each workgroup scans a block of SCAN_WG * SCAN_PER_THREAD
 //              counts (offsets within the block) and writes the block's total;
 // scan_top:    one workgroup turns the block totals into block offsets and
-//              writes offsets[T * B], the entry total E;
+//              writes offsets[rows * B], the entry total E;
 // scan_add:    adds each block's offset, seeding the scatter cursors.
 // scatter:     write each entry (base index | sign) at its slot (the walker
 //              finds an entry's bucket from the offsets).
@@ -63,7 +65,11 @@ fn point_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
 @compute @workgroup_size(WG)
 fn histogram(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = point_index(gid, nwg);
-    if i >= params.n || base_flags[params.base_offset + i] != 0u {
+    if i >= params.n {
+        return;
+    }
+    let v = i / params.vector_len;
+    if base_flags[params.base_offset + i - v * params.vector_len] != 0u {
         return;
     }
     var s = scalars[i];
@@ -82,10 +88,11 @@ fn histogram(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
             scalars[i] = s;
         }
     }
+    let row = v * params.windows;
     for (var j = 0u; j < params.windows; j++) {
         let d = window_digit(s, j, params.c);
         if d != 0 {
-            atomicAdd(&counts[j * params.buckets + u32(abs(d)) - 1u], 1u);
+            atomicAdd(&counts[(row + j) * params.buckets + u32(abs(d)) - 1u], 1u);
         }
     }
 }
@@ -110,7 +117,7 @@ fn workgroup_scan(t: u32, own: u32) -> u32 {
 }
 
 fn scan_len() -> u32 {
-    return params.windows * params.buckets;
+    return params.rows * params.buckets;
 }
 
 // The first count invocation t of scan block `block` covers.
@@ -196,16 +203,22 @@ fn scan_add(
 @compute @workgroup_size(WG)
 fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = point_index(gid, nwg);
-    if i >= params.n || base_flags[params.base_offset + i] != 0u {
+    if i >= params.n {
+        return;
+    }
+    let v = i / params.vector_len;
+    let base = i - v * params.vector_len;
+    if base_flags[params.base_offset + base] != 0u {
         return;
     }
     let s = scalars[i];
+    let row = v * params.windows;
     for (var j = 0u; j < params.windows; j++) {
         let d = window_digit(s, j, params.c);
         if d != 0 {
-            let bucket = j * params.buckets + u32(abs(d)) - 1u;
+            let bucket = (row + j) * params.buckets + u32(abs(d)) - 1u;
             let at = atomicAdd(&cursor[bucket], 1u);
-            l0_index[at] = i | select(0u, SIGN_BIT, d < 0);
+            l0_index[at] = base | select(0u, SIGN_BIT, d < 0);
         }
     }
 }

@@ -85,7 +85,7 @@ fn pref_load(li: u32, s: u32) -> array<u32, 8> {
 // loads), then halves: at most 2 log2(windows * buckets) + 2 steps.
 fn bucket_at(e: u32, lo_bucket: u32) -> u32 {
     var lo = lo_bucket;
-    var hi = params.windows * params.buckets;
+    var hi = params.rows * params.buckets;
     var step = select(1u, hi, lo_bucket == 0u);
     loop {
         let t = lo + step;
@@ -244,7 +244,7 @@ fn main(
 ) {
     let t = gid.x + gid.y * nwg.x * TPB;
     let in_range = t * S < params.tasks;
-    let total = offsets[params.windows * params.buckets];
+    let total = offsets[params.rows * params.buckets];
     // a bucket starting at or before this thread's next task
     var hint = 0u;
 #unroll s S

@@ -110,7 +110,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
             k,
             args.reps.min(5),
             args.seed,
-            &config,
+            (&config, &ctx.config_for_batch(&vec![n; k])),
         )?),
         None => None,
     };

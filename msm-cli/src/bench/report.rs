@@ -307,6 +307,12 @@ impl Report {
                 b.speedup,
                 verdict(b.correct)
             );
+            if let Some(p) = b.batch_gpu_pass_ms {
+                println!(
+                    "  batch GPU    {} vectors a job; pre {:.2} / walker {:.2} / combine {:.2} / reduce {:.2} ms",
+                    b.vectors_per_job, p[0], p[1], p[2], p[3]
+                );
+            }
         }
         match (&self.arkworks_ms, self.speedup_vs_arkworks) {
             (Some(a), Some(x)) => println!(

@@ -144,12 +144,39 @@ pub(crate) fn memory_of(plans: &mut CallPlans<'_>, parts: &[(usize, usize)], n: 
         }
     }
     let scratch_bytes = used.iter().map(|&i| plans.plans()[i].scratch_bytes()).sum();
+    let result_each = used.iter().map(|&i| crate::msm::result_bytes(&plans.plans()[i])).max();
     let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
     Ok(MsmMemory {
         chunks,
         scratch_bytes,
-        result_bytes: chunks.max(1) * crate::msm::RESULT_STRIDE,
+        result_bytes: chunks.max(1) * result_each.unwrap_or(crate::msm::TIMESTAMP_BYTES),
         staging_bytes: n as u64 * 32 + chunks * params,
+    })
+}
+
+/// What a batch of `vectors` vectors of `len` points run as joint jobs of
+/// `group` vectors allocates (the last job may hold fewer).
+pub(crate) fn joint_memory_of(
+    plans: &mut CallPlans<'_>,
+    len: usize,
+    vectors: usize,
+    group: usize,
+) -> Result<MsmMemory, MsmError> {
+    let mut used = BTreeSet::new();
+    for g in [group, vectors % group] {
+        if g > 0 {
+            used.insert(plans.index_joint(len, g)?);
+        }
+    }
+    let jobs = vectors.div_ceil(group) as u64;
+    let full = plans.index_joint(len, group)?;
+    let plan = plans.plans()[full];
+    let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
+    Ok(MsmMemory {
+        chunks: jobs,
+        scratch_bytes: used.iter().map(|&i| plans.plans()[i].scratch_bytes()).sum(),
+        result_bytes: jobs * crate::msm::result_bytes(&plan),
+        staging_bytes: (len * vectors) as u64 * 32 + jobs * params,
     })
 }
 
@@ -197,7 +224,7 @@ impl GpuContext {
         let (scratch_plans, scratch_bytes) = {
             let cache = self.scratch.lock().unwrap();
             // a timed scratch's resolve buffer: the timestamps' share of a result stride
-            let timing = crate::msm::RESULT_STRIDE - crate::msm::WINDOW_BYTES;
+            let timing = crate::msm::TIMESTAMP_BYTES;
             let bytes = cache
                 .iter()
                 .map(|s| s.plan.scratch_bytes() + if s.timing.is_some() { timing } else { 0 })
@@ -247,13 +274,23 @@ impl GpuContext {
     /// The checks an MSM makes before it allocates: the device is not lost,
     /// its results fit one buffer, and the bases, scratch and results fit the
     /// device's memory (with the call's plans).
-    pub(crate) fn check_msm(&self, bases: &Bases, n: usize, plans: &mut CallPlans<'_>) -> Result<(), MsmError> {
+    /// A batch run as joint jobs (`joint`: vectors, vectors per job) is
+    /// checked with its joint plans instead.
+    pub(crate) fn check_msm(
+        &self,
+        bases: &Bases,
+        n: usize,
+        plans: &mut CallPlans<'_>,
+        joint: Option<(usize, usize)>,
+    ) -> Result<(), MsmError> {
         self.check_lost()?;
         if n == 0 {
             return Ok(());
         }
-        let parts: Vec<(usize, usize)> = bases.part_ranges().collect();
-        let m = memory_of(plans, &parts, n)?;
+        let m = match joint {
+            Some((vectors, group)) => joint_memory_of(plans, n, vectors, group)?,
+            None => memory_of(plans, &bases.part_ranges().collect::<Vec<_>>(), n)?,
+        };
         let max_buffer = self.device.limits().max_buffer_size;
         if m.result_bytes > max_buffer {
             return Err(MsmError::OutOfMemory {

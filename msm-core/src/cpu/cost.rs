@@ -111,7 +111,7 @@ pub fn count(plan: &Plan, config: &MsmConfig, counts: &[u32]) -> OpCounts {
     let window_tree = (scan(groups_per_window) + groups_per_window + width - 1) * ADD_MULS
         + groups_per_window.saturating_sub(1) * wg.trailing_zeros() as u64 * DBL_MULS;
     let trees = group_trees + window_tree;
-    out.muls[3] = plan.windows as u64 * (plan.buckets as u64 * (MADD_MULS + ADD_MULS) + weights + trees)
+    out.muls[3] = plan.rows() as u64 * (plan.buckets as u64 * (MADD_MULS + ADD_MULS) + weights + trees)
         + splits * (ADD_MULS - MADD_MULS);
     out
 }

@@ -112,21 +112,24 @@ mod tests {
 
     #[test]
     fn reference_twins_compose_to_arkworks() {
-        for (align, tasks) in [(false, 21), (true, 21), (false, 2000), (true, 2000)] {
-            twins_compose(align, tasks);
+        for (align, tasks, vectors) in [(false, 21, 1), (true, 21, 1), (false, 2000, 1), (true, 2000, 3), (false, 64, 3)] {
+            twins_compose(align, tasks, vectors);
         }
     }
 
-    fn twins_compose(align: bool, tasks: u32) {
+    /// The twins on `vectors` vectors of 300 scalars over one set of bases
+    /// as one joint plan: each vector's rows give its own MSM.
+    fn twins_compose(align: bool, tasks: u32, vectors: u32) {
         let mut rng = ark_std::test_rng();
         let n = 300;
         let bases: Vec<G1Affine> = (0..n).map(|_| G1Projective::rand(&mut rng).into_affine()).collect();
-        let scalars: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+        let scalars: Vec<Fr> = (0..n * vectors as usize).map(|_| Fr::rand(&mut rng)).collect();
         let c = 5;
         let plan = Plan {
-            n: n as u32,
+            n: n as u32 * vectors,
             c,
             windows: 51,
+            vectors,
             buckets: 16,
             threads: tasks,
             tasks,
@@ -142,7 +145,12 @@ mod tests {
             assert!(buckets[*b as usize].is_none(), "bucket {b} written twice");
             buckets[*b as usize] = Some(*p);
         }
-        let q = combine_windows(&window_sums(&plan, &buckets), c);
-        assert_eq!(q.into_affine(), msm_reference(&bases, &scalars).into_affine());
+        let sums = window_sums(&plan, &buckets);
+        assert_eq!(sums.len(), (plan.windows * vectors) as usize);
+        for (v, rows) in sums.chunks(plan.windows as usize).enumerate() {
+            let q = combine_windows(rows, c);
+            let want = msm_reference(&bases, &scalars[v * n..(v + 1) * n]);
+            assert_eq!(q.into_affine(), want.into_affine(), "vector {v} of {vectors}");
+        }
     }
 }

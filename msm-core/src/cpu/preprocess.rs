@@ -22,18 +22,23 @@ impl Preprocessed {
     }
 }
 
+/// `identity` flags the bases (`plan.vector_len()` of them); scalar i is
+/// vector i / vector_len's, of base i % vector_len (entries name the base).
 pub fn preprocess(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Preprocessed {
     let tb = plan.total_buckets() as usize;
+    let len = plan.vector_len() as usize;
     let mut bucket_entries = vec![Vec::new(); tb];
     for (i, s) in scalars.iter().enumerate() {
-        if identity[i] {
+        let (v, base) = (i / len, i % len);
+        if identity[base] {
             continue;
         }
         for j in 0..plan.windows {
             let d = window_digit(s, j, plan.c);
             if d != 0 {
-                let b = (j * plan.buckets + d.unsigned_abs() - 1) as usize;
-                bucket_entries[b].push(i as u32 | if d < 0 { SIGN_BIT } else { 0 });
+                let row = v as u32 * plan.windows + j;
+                let b = (row * plan.buckets + d.unsigned_abs() - 1) as usize;
+                bucket_entries[b].push(base as u32 | if d < 0 { SIGN_BIT } else { 0 });
             }
         }
     }
@@ -55,12 +60,14 @@ pub fn preprocess(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Preproce
     }
 }
 
-/// Entries per bucket (the histogram alone), in stream order; each window is
-/// counted on its own thread where threads exist.
+/// Entries per bucket (the histogram alone), in stream order; each row
+/// (vector, window) is counted on its own thread where threads exist.
 pub fn bucket_counts(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Vec<u32> {
-    let count_window = |j: u32| {
+    let len = plan.vector_len() as usize;
+    let count_row = |row: u32| {
+        let (v, j) = ((row / plan.windows) as usize, row % plan.windows);
         let mut counts = vec![0u32; plan.buckets as usize];
-        for (s, &id) in scalars.iter().zip(identity) {
+        for (s, &id) in scalars[v * len..(v + 1) * len].iter().zip(identity) {
             let d = window_digit(s, j, plan.c);
             if d != 0 && !id {
                 counts[d.unsigned_abs() as usize - 1] += 1;
@@ -69,11 +76,11 @@ pub fn bucket_counts(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Vec<u
         counts
     };
     #[cfg(not(target_arch = "wasm32"))]
-    let windows: Vec<Vec<u32>> = {
+    let rows: Vec<Vec<u32>> = {
         use rayon::prelude::*;
-        (0..plan.windows).into_par_iter().map(count_window).collect()
+        (0..plan.rows()).into_par_iter().map(count_row).collect()
     };
     #[cfg(target_arch = "wasm32")]
-    let windows: Vec<Vec<u32>> = (0..plan.windows).map(count_window).collect();
-    windows.concat()
+    let rows: Vec<Vec<u32>> = (0..plan.rows()).map(count_row).collect();
+    rows.concat()
 }

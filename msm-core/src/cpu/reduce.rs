@@ -13,9 +13,9 @@ use ark_ff::Zero;
 use crate::passes::reduce::WG;
 use crate::plan::Plan;
 
-/// Each kernel's output, in the GPU's order: `(T, U)` per (window,
-/// segment) and `(E, V)` per (window, group), window-major; then one sum
-/// per window.
+/// Each kernel's output, in the GPU's order: `(T, U)` per (row, segment)
+/// and `(E, V)` per (row, group), row-major; then one sum per row (a row is
+/// a window of one vector).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReduceStages {
     pub segments: Vec<[G1Projective; 2]>,
@@ -28,8 +28,8 @@ pub struct ReduceStages {
 pub fn reduce_stages(plan: &Plan, buckets: &[Option<G1Affine>]) -> ReduceStages {
     let b = plan.buckets as usize;
     let per = plan.buckets.div_ceil(plan.segments) as usize;
-    let mut segments = Vec::with_capacity(plan.windows as usize * plan.segments as usize);
-    for j in 0..plan.windows as usize {
+    let mut segments = Vec::with_capacity(plan.rows() as usize * plan.segments as usize);
+    for j in 0..plan.rows() as usize {
         for g in 0..plan.segments as usize {
             let lo = (g * per).min(b);
             let hi = (lo + per).min(b);
@@ -44,8 +44,8 @@ pub fn reduce_stages(plan: &Plan, buckets: &[Option<G1Affine>]) -> ReduceStages 
         }
     }
     let per_window = plan.segments.div_ceil(WG) as usize;
-    let mut groups = Vec::with_capacity(plan.windows as usize * per_window);
-    for j in 0..plan.windows as usize {
+    let mut groups = Vec::with_capacity(plan.rows() as usize * per_window);
+    for j in 0..plan.rows() as usize {
         let window = &segments[j * plan.segments as usize..(j + 1) * plan.segments as usize];
         for group in window.chunks(WG as usize) {
             let (mut e, mut v) = (G1Projective::zero(), G1Projective::zero());
@@ -80,7 +80,7 @@ pub fn window_sums(plan: &Plan, buckets: &[Option<G1Affine>]) -> Vec<G1Projectiv
 /// W_j by the plain running sum over each window's buckets: what every
 /// route must equal.
 pub fn window_sums_direct(plan: &Plan, buckets: &[Option<G1Affine>]) -> Vec<G1Projective> {
-    (0..plan.windows)
+    (0..plan.rows())
         .map(|j| {
             let mut running = G1Projective::zero();
             let mut total = G1Projective::zero();
@@ -109,6 +109,7 @@ mod tests {
                 n: 1,
                 c: 5,
                 windows: 3,
+                vectors: 1,
                 buckets,
                 threads: 1,
                 tasks: 1,

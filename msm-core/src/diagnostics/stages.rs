@@ -32,13 +32,17 @@ pub struct MsmStages {
     /// walker_combine's block levels (level 1 first): each element's sum
     /// and flags (bit 0: in a chain, bit 1: the chain continues past it)
     pub chain_levels: Vec<Vec<(G1Projective, u32)>>,
-    /// reduce's `segments` kernel: (T, U) per (window, segment), flattened
+    /// reduce's `segments` kernel: (T, U) per (row, segment), flattened
     /// (empty when the host reduces)
     pub reduce_segments: Vec<G1Projective>,
-    /// reduce's `groups` kernel: (E, V) per (window, group), flattened
+    /// reduce's `groups` kernel: (E, V) per (row, group), flattened
     pub reduce_groups: Vec<G1Projective>,
+    /// reduce's sums per row (vector x window)
     pub window_sums: Vec<G1Projective>,
+    /// The first vector's MSM
     pub result: G1Projective,
+    /// Each vector's MSM (one unless the plan is joint)
+    pub results: Vec<G1Projective>,
 }
 
 /// The one part of a base set that fits a single binding (the diagnostic
@@ -100,9 +104,28 @@ impl GpuContext {
     /// Runs the passes one at a time and reads every intermediate buffer back
     /// (slow; for per-pass tests against the CPU twins).
     pub async fn msm_stages(&self, bases: &Bases, scalars: &[Fr], config: &MsmConfig) -> Result<MsmStages, MsmError> {
-        self.check_stage_inputs(bases, scalars)?;
+        self.msm_stages_joint(bases, scalars, 1, config).await
+    }
+
+    /// [`GpuContext::msm_stages`] of a joint plan: `scalars` holds `vectors`
+    /// vectors of equal length back to back.
+    pub async fn msm_stages_joint(
+        &self,
+        bases: &Bases,
+        scalars: &[Fr],
+        vectors: usize,
+        config: &MsmConfig,
+    ) -> Result<MsmStages, MsmError> {
+        if vectors == 0 || !scalars.len().is_multiple_of(vectors) {
+            return Err(MsmError::invalid_config(
+                "vectors",
+                format!("{} scalars are not {vectors} vectors of one length", scalars.len()),
+            ));
+        }
+        let len = scalars.len() / vectors;
+        self.check_stage_inputs(bases, &scalars[..len])?;
         let part = single_part(bases)?;
-        let plan = self.plan(scalars.len(), config)?;
+        let plan = config.plan_joint(len, vectors, &self.bounds())?;
         let mut s = self.new_scratch(&plan);
         self.upload_chunk(&s, Scalars::Fr(scalars), 0)?;
         let groups = self.bind_groups(&mut s, bases.id, 0, part).clone();
@@ -157,7 +180,10 @@ impl GpuContext {
             run(Pass::Reduce).await?;
             self.read_reduce(&s).await?
         };
-        let result = cpu::combine_windows(&window_sums, plan.c);
+        let results: Vec<G1Projective> = window_sums
+            .chunks(plan.windows as usize)
+            .map(|rows| cpu::combine_windows(rows, plan.c))
+            .collect();
         Ok(MsmStages {
             plan,
             counts,
@@ -170,8 +196,9 @@ impl GpuContext {
             chain_levels,
             reduce_segments,
             reduce_groups,
+            result: results[0],
+            results,
             window_sums,
-            result,
         })
     }
 
@@ -195,9 +222,9 @@ impl GpuContext {
     async fn read_reduce(&self, s: &Scratch) -> Result<ReduceReadback, MsmError> {
         let (repr, plan) = (FieldRepr::new(self.field_layout()), s.plan);
         let points = |words: Vec<u32>| decode_window_sums(&repr, &words, words.len() / 32);
-        let segments = 2 * plan.windows as usize * plan.segments as usize;
-        let groups = 2 * plan.windows as usize * crate::passes::reduce::groups_per_window(&plan) as usize;
-        let windows = plan.windows as usize * 32;
+        let segments = 2 * plan.rows() as usize * plan.segments as usize;
+        let groups = 2 * plan.rows() as usize * crate::passes::reduce::groups_per_window(&plan) as usize;
+        let windows = plan.rows() as usize * 32;
         Ok((
             points(self.read_words(s.buf(Buf::WindowSums), windows).await?)?,
             points(self.read_words(s.buf(Buf::SegmentSums), segments * 32).await?)?,

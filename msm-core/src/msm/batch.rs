@@ -24,8 +24,23 @@ impl GpuContext {
     /// The MSM of `bases` with each scalar vector, with the context's config.
     pub async fn msm_batch(&self, bases: &Bases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
         let vectors: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::Fr(v)).collect();
-        let config = self.config_for(vectors.iter().map(|v| v.len()).max().unwrap_or(0));
+        let lens: Vec<usize> = vectors.iter().map(Scalars::len).collect();
+        let config = self.config_for_batch(&lens);
         Ok(self.msm_batch_with(bases, &vectors, &config).await?.results)
+    }
+
+    /// The knobs of a batch of vectors of these lengths: the context's for
+    /// the points one job runs (equal vectors run jointly, up to
+    /// `joint_points` at once; else the longest vector's).
+    pub fn config_for_batch(&self, lens: &[usize]) -> MsmConfig {
+        let longest = lens.iter().copied().max().unwrap_or(0);
+        let cap = MsmConfig::default().joint_points as usize;
+        let equal = lens.len() >= 2 && lens.iter().all(|&l| l == longest) && 2 * longest <= cap;
+        let config = self.config_for(if equal { (longest * lens.len()).min(cap) } else { longest });
+        if equal && config.joint_points == 0 {
+            return self.config_for(longest);
+        }
+        config
     }
 
     /// [`GpuContext::msm_batch`] for scalars in either form, with `config`.

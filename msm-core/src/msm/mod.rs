@@ -8,6 +8,7 @@
 //! results buffer at the end.
 
 mod batch;
+mod jobs;
 mod plans;
 mod readback;
 mod record;
@@ -20,7 +21,7 @@ use ark_ff::BigInt;
 
 pub use batch::MsmBatchRun;
 pub use readback::{bucket_point, record_point};
-pub(crate) use readback::{decode_window_sums, xyzz_to_projective, RESULT_STRIDE, WINDOW_BYTES};
+pub(crate) use readback::{decode_window_sums, result_bytes, xyzz_to_projective, TIMESTAMP_BYTES};
 pub(crate) use scratch::Scratch;
 pub(crate) use upload::Staging;
 
@@ -176,7 +177,8 @@ impl GpuContext {
         // every plan of the call, derived once: the memory check, the chunks,
         // the pipelines and the scratch share them
         let mut plans = CallPlans::new(config, self.bounds());
-        self.check_msm(bases, longest, &mut plans)?;
+        let joint = jobs::joint_group(&mut plans, bases, vectors)?.map(|g| (vectors.len(), g));
+        self.check_msm(bases, longest, &mut plans, joint)?;
         (self.run_batch(bases, vectors, plans).await).map_err(|e| self.explain_error(e, bases, longest, config))
     }
 
@@ -219,13 +221,13 @@ impl GpuContext {
         t: &mut MsmTimings,
         timed: &[Vec<(Pass, String)>],
         words: &[u32],
-        stride: usize,
+        timestamps_at: impl Iterator<Item = u64>,
     ) {
         let period = self.queue.get_timestamp_period() as f64;
         let mut pass_ms = [0.0; 4];
         let mut span_ms = 0.0;
-        for (k, labels) in timed.iter().enumerate() {
-            let ts = &words[k * stride + (WINDOW_BYTES / 4) as usize..];
+        for (labels, at) in timed.iter().zip(timestamps_at) {
+            let ts = &words[(at / 4) as usize..];
             let tick = |i: usize| ts[2 * i] as u64 | (ts[2 * i + 1] as u64) << 32;
             if !labels.is_empty() {
                 let last = 2 * labels.len() - 1;

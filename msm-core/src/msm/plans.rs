@@ -24,10 +24,16 @@ impl<'a> CallPlans<'a> {
 
     /// The index of the plan for `len` points, derived on first use.
     pub(crate) fn index(&mut self, len: usize) -> Result<usize, MsmError> {
-        if let Some(i) = self.plans.iter().position(|p| p.n as usize == len) {
+        self.index_joint(len, 1)
+    }
+
+    /// The index of the joint plan for `vectors` vectors of `len` points.
+    pub(crate) fn index_joint(&mut self, len: usize, vectors: usize) -> Result<usize, MsmError> {
+        let same = |p: &Plan| p.vectors as usize == vectors && p.vector_len() as usize == len;
+        if let Some(i) = self.plans.iter().position(same) {
             return Ok(i);
         }
-        self.plans.push(self.config.plan(len, &self.bounds)?);
+        self.plans.push(self.config.plan_joint(len, vectors, &self.bounds)?);
         Ok(self.plans.len() - 1)
     }
 

@@ -12,18 +12,53 @@ use crate::passes::Buf;
 use crate::cpu;
 use crate::error::MsmError;
 use crate::layout::{PointRecord, POINT_RECORD_BYTES, VALID_XYZZ};
+use crate::passes::reduce::XYZZ_BYTES;
+use crate::plan::Plan;
 use crate::repr::{FieldRepr, Words};
 
-/// Bytes per chunk in a results buffer: up to 128 window sums (c >= 2), then
-/// the chunk's timestamps.
-pub(crate) const WINDOW_BYTES: u64 = 128 * 128;
-pub(crate) const RESULT_STRIDE: u64 = WINDOW_BYTES + MAX_TIMESTAMPS as u64 * 8;
+/// Bytes of a job's timestamps in a results buffer.
+pub(crate) const TIMESTAMP_BYTES: u64 = MAX_TIMESTAMPS as u64 * 8;
+
+/// Bytes of a job's results: its row sums (XYZZ, padded to 256 bytes), then
+/// its timestamps.
+pub(crate) fn result_bytes(plan: &Plan) -> u64 {
+    rows_bytes(plan) + TIMESTAMP_BYTES
+}
+
+fn rows_bytes(plan: &Plan) -> u64 {
+    (plan.rows() as u64 * XYZZ_BYTES).next_multiple_of(256)
+}
+
+/// Where each job's results lie in one results buffer.
+pub(crate) struct ResultLayout {
+    /// Each job's first byte.
+    pub(crate) at: Vec<u64>,
+    /// Bytes of the whole layout.
+    pub(crate) bytes: u64,
+}
+
+impl ResultLayout {
+    pub(crate) fn new<'p>(plans: impl IntoIterator<Item = &'p Plan>) -> Self {
+        let mut at = Vec::new();
+        let mut bytes = 0;
+        for p in plans {
+            at.push(bytes);
+            bytes += result_bytes(p);
+        }
+        ResultLayout { at, bytes }
+    }
+
+    /// The first byte of job `k`'s timestamps.
+    pub(crate) fn timestamps(&self, k: usize, plan: &Plan) -> u64 {
+        self.at[k] + rows_bytes(plan)
+    }
+}
 
 impl GpuContext {
-    /// A MAP_READ buffer for `chunks` chunks' results: pooled, so warm calls
-    /// create none.
-    pub(crate) fn take_results(&self, chunks: usize) -> wgpu::Buffer {
-        let need = chunks.max(1) as u64 * RESULT_STRIDE;
+    /// A MAP_READ buffer of at least `bytes`: pooled, so warm calls create
+    /// none.
+    pub(crate) fn take_results(&self, bytes: u64) -> wgpu::Buffer {
+        let need = bytes.max(XYZZ_BYTES);
         let mut pool = self.results.lock().unwrap();
         match pool.iter().position(|b| b.size() >= need) {
             Some(i) => pool.swap_remove(i),
@@ -72,16 +107,21 @@ impl GpuContext {
     }
 }
 
-/// Window sums packed as XYZZ (32 words each) as projective points.
+/// Window sums packed as XYZZ (32 words each) as projective points (on the
+/// pool's threads natively: a joint batch has thousands of rows).
 pub(crate) fn decode_window_sums(
     repr: &FieldRepr,
     words: &[u32],
     windows: usize,
 ) -> Result<Vec<G1Projective>, MsmError> {
-    words[..windows * 32]
-        .chunks_exact(32)
-        .map(|w| xyzz_to_projective(repr, w))
-        .collect()
+    let sums = words[..windows * 32].chunks_exact(32);
+    #[cfg(not(target_arch = "wasm32"))]
+    if windows > 128 {
+        use rayon::prelude::*;
+        let sums: Vec<&[u32]> = sums.collect();
+        return sums.into_par_iter().map(|w| xyzz_to_projective(repr, w)).collect();
+    }
+    sums.map(|w| xyzz_to_projective(repr, w)).collect()
 }
 
 /// An XYZZ point (32 packed words) as a projective point: (X u v^2, Y u^3 v^2,

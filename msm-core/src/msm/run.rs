@@ -1,5 +1,6 @@
 //! The unchecked core. A batch of scalar vectors is cut into jobs (one per
-//! vector and chunk); every job's parameters and scalars go into one mapped
+//! vector and chunk, or one per group of short vectors run jointly,
+//! `jobs.rs`); every job's parameters and scalars go into one mapped
 //! staging buffer, every job is recorded into one encoder behind copies out
 //! of it, and the batch is submitted once; one results buffer is mapped at
 //! the end. Inputs too large to stage at once, and the host reduce, submit
@@ -9,11 +10,12 @@
 use ark_bn254::G1Projective;
 use ark_ff::Zero;
 
-use super::readback::{decode_window_sums, RESULT_STRIDE, WINDOW_BYTES};
+use super::jobs::Job;
+use super::readback::{decode_window_sums, ResultLayout};
 use super::record::PlanEntry;
 use super::scratch::Scratch;
 use super::{upload, MsmTimings, Scalars};
-use crate::bases::{BasePart, Bases};
+use crate::bases::Bases;
 use crate::config::MsmConfig;
 use crate::context::GpuContext;
 use crate::cpu;
@@ -23,18 +25,6 @@ use crate::passes::{Pass, Buf};
 use super::plans::CallPlans;
 use crate::plan::Plan;
 use crate::repr::FieldRepr;
-
-/// One job: points [offset, offset + scalars.len()) of base part `part`, for
-/// the batch's vector `vector`, with the call's plan number `entry`.
-struct Job<'a> {
-    vector: usize,
-    part_index: usize,
-    part: &'a BasePart,
-    offset: usize,
-    scalars: Scalars<'a>,
-    plan: Plan,
-    entry: usize,
-}
 
 const PARAMS_BYTES: u64 = std::mem::size_of::<MsmParams>() as u64;
 
@@ -53,69 +43,53 @@ pub(crate) struct BatchRun {
     pub(crate) timings: MsmTimings,
 }
 
+/// Each vector's result from a job's row sums (a joint job's rows hold each
+/// vector's windows in turn); vectors on the pool's threads natively.
+fn combine_rows(sums: &[G1Projective], plan: &Plan) -> Vec<G1Projective> {
+    let rows = sums.chunks(plan.windows as usize);
+    // one vector: waking the pool costs more than its Horner step
+    #[cfg(not(target_arch = "wasm32"))]
+    if plan.vectors > 1 {
+        use rayon::prelude::*;
+        let rows: Vec<&[G1Projective]> = rows.collect();
+        return rows.into_par_iter().map(|r| cpu::combine_windows(r, plan.c)).collect();
+    }
+    rows.map(|r| cpu::combine_windows(r, plan.c)).collect()
+}
+
 impl GpuContext {
-    /// Cuts each vector into chunks that never straddle two base parts.
-    fn jobs<'a>(
-        &self,
-        bases: &'a Bases,
-        vectors: &[Scalars<'a>],
-        plans: &mut CallPlans<'_>,
-    ) -> Result<Vec<Job<'a>>, MsmError> {
-        let mut out = Vec::new();
-        for (vector, scalars) in vectors.iter().enumerate() {
-            if scalars.is_empty() {
-                continue;
-            }
-            let size = plans.chunk(scalars.len())?;
-            for (part_index, part) in bases.parts.iter().enumerate() {
-                // a prefix MSM stops at its last scalar
-                let part_len = part.len.min(scalars.len().saturating_sub(part.start));
-                let mut offset = 0;
-                while offset < part_len {
-                    let len = size.min(part_len - offset);
-                    let at = part.start + offset;
-                    let entry = plans.index(len)?;
-                    out.push(Job {
-                        vector,
-                        part_index,
-                        part,
-                        offset,
-                        scalars: scalars.slice(at..at + len),
-                        plan: plans.plans()[entry],
-                        entry,
-                    });
-                    offset += len;
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// A job's uniform parameters.
-    fn params(job: &Job<'_>) -> MsmParams {
-        MsmParams {
-            base_offset: job.offset as u32,
-            scalar_form: job.scalars.form(),
-            ..MsmParams::from(&job.plan)
-        }
-    }
-
     /// Writes a chunk's parameters and scalars into its scratch through the
     /// queue (wgpu stages them; the copies run at the next submission).
     pub(crate) fn upload_chunk(&self, s: &Scratch, scalars: Scalars<'_>, base_offset: usize) -> Result<(), MsmError> {
+        self.upload_job(s, &[scalars], base_offset)
+    }
+
+    /// [`GpuContext::upload_chunk`] for a job's vectors, back to back.
+    pub(crate) fn upload_job(&self, s: &Scratch, vectors: &[Scalars<'_>], base_offset: usize) -> Result<(), MsmError> {
         #[cfg(not(target_arch = "wasm32"))]
-        if let Some(size) = wgpu::BufferSize::new(scalars.len() as u64 * 32) {
+        if let Some(size) = wgpu::BufferSize::new(vectors.iter().map(|v| v.len() as u64 * 32).sum()) {
             let mut view = self
                 .queue
                 .write_buffer_with(s.buf(Buf::Scalars), 0, size)
                 .expect("the scalar buffer holds the chunk");
-            upload::write_scalars(view.slice(..), scalars);
+            let mut at = 0;
+            for v in vectors {
+                let len = v.len() * 32;
+                upload::write_scalars(view.slice(at..at + len), *v);
+                at += len;
+            }
         }
         #[cfg(target_arch = "wasm32")]
-        upload::write_scalars_to(&self.queue, s.buf(Buf::Scalars), 0, scalars)?;
+        {
+            let mut at = 0;
+            for v in vectors {
+                upload::write_scalars_to(&self.queue, s.buf(Buf::Scalars), at, *v)?;
+                at += v.len() as u64 * 32;
+            }
+        }
         let params = MsmParams {
             base_offset: base_offset as u32,
-            scalar_form: scalars.form(),
+            scalar_form: vectors.first().map_or(crate::layout::SCALARS_CANONICAL, |v| v.form()),
             ..MsmParams::from(&s.plan)
         };
         self.queue.write_buffer(s.buf(Buf::Params), 0, bytemuck::bytes_of(&params));
@@ -146,10 +120,11 @@ impl GpuContext {
         let used = jobs.iter().map(|j| (j.entry, j.plan));
         let pipelines = self.plan_entries(used, plans.plans().len(), config, passes).await?;
         let scalar_at = (jobs.len() as u64 * PARAMS_BYTES).next_multiple_of(256);
-        let staging_bytes = scalar_at + jobs.iter().map(|j| j.scalars.len() as u64 * 32).sum::<u64>();
+        let staging_bytes = scalar_at + jobs.iter().map(Job::scalar_bytes).sum::<u64>();
         let limit = MAX_STAGING_BYTES.min(self.device.limits().max_buffer_size);
         let one_submission = !host_reduce && staging_bytes <= limit;
-        let results = self.take_results(jobs.len());
+        let layout = ResultLayout::new(jobs.iter().map(|j| &j.plan));
+        let results = self.take_results(layout.bytes);
         run.timings.prepare_ms = t_prepare.elapsed().as_secs_f64() * 1e3;
         let t0 = web_time::Instant::now();
         let recorded = if one_submission {
@@ -157,7 +132,7 @@ impl GpuContext {
                 bases,
                 &jobs,
                 &pipelines,
-                &results,
+                (&results, &layout),
                 config,
                 scalar_at,
                 staging_bytes,
@@ -170,7 +145,7 @@ impl GpuContext {
                 bases,
                 &jobs,
                 &pipelines,
-                &results,
+                (&results, &layout),
                 config,
                 host_reduce,
                 &mut run.timings,
@@ -186,39 +161,39 @@ impl GpuContext {
             }
         };
         let t_wait = web_time::Instant::now();
-        let bytes = self.read_results(results, jobs.len(), submitted, scopes).await?;
+        let bytes = self.read_results(results, layout.bytes, submitted, scopes).await?;
         run.timings.wait_ms = t_wait.elapsed().as_secs_f64() * 1e3;
         run.timings.gpu_wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
-        let stride = (RESULT_STRIDE / 4) as usize;
         let repr = FieldRepr::new(self.field_layout());
         let t2 = web_time::Instant::now();
         for (k, j) in jobs.iter().enumerate() {
             let sums = match host_sums.get_mut(k) {
                 Some(h) => std::mem::take(h),
-                None => decode_window_sums(&repr, &words[k * stride..(k + 1) * stride], j.plan.windows as usize)?,
+                None => decode_window_sums(&repr, &words[(layout.at[k] / 4) as usize..], j.plan.rows() as usize)?,
             };
-            run.results[j.vector] += cpu::combine_windows(&sums, j.plan.c);
+            for (v, q) in combine_rows(&sums, &j.plan).into_iter().enumerate() {
+                run.results[j.first + v] += q;
+            }
         }
         run.timings.host_combine_ms = t2.elapsed().as_secs_f64() * 1e3;
         if config.timing && self.has_timestamps() {
-            self.add_timestamps(&mut run.timings, &timed, words, stride);
+            let at = jobs.iter().enumerate().map(|(k, j)| layout.timestamps(k, &j.plan));
+            self.add_timestamps(&mut run.timings, &timed, words, at);
         }
         Ok(run)
     }
 
-    /// Maps the results of `jobs` jobs, then awaits the submission's error
-    /// scopes (settled by then: awaited after the readback, not before it).
+    /// Maps the first `bytes` of the results, then awaits the submission's
+    /// error scopes (settled by then: awaited after the readback, not before it).
     async fn read_results(
         &self,
         results: wgpu::Buffer,
-        jobs: usize,
+        bytes: u64,
         submitted: wgpu::SubmissionIndex,
         scopes: Vec<ScopeFuture>,
     ) -> Result<Vec<u8>, MsmError> {
-        let bytes = self
-            .map_read_range(&results, jobs as u64 * RESULT_STRIDE, submitted)
-            .await;
+        let bytes = self.map_read_range(&results, bytes, submitted).await;
         // A buffer whose map timed out is still mapping: not for the pool.
         if !matches!(bytes, Err(MsmError::Timeout { .. })) {
             self.put_results(results);
@@ -240,7 +215,7 @@ impl GpuContext {
         bases: &Bases,
         jobs: &[Job<'_>],
         pipelines: &[Option<PlanEntry>],
-        results: &wgpu::Buffer,
+        results: (&wgpu::Buffer, &ResultLayout),
         config: &MsmConfig,
         scalar_at: u64,
         staging_bytes: u64,
@@ -252,7 +227,7 @@ impl GpuContext {
             .iter()
             .scan(scalar_at, |at, j| {
                 let here = *at;
-                *at += j.scalars.len() as u64 * 32;
+                *at += j.scalar_bytes();
                 Some(here)
             })
             .collect();
@@ -333,8 +308,12 @@ impl GpuContext {
         let t = web_time::Instant::now();
         let mut written = Ok(());
         for (k, j) in jobs.iter().enumerate() {
-            staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&Self::params(j)));
-            written = written.and(staging.write_scalars(scalar_offsets[k], j.scalars));
+            staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&j.params()));
+            let mut at = scalar_offsets[k];
+            for v in &j.scalars {
+                written = written.and(staging.write_scalars(at, *v));
+                at += v.len() as u64 * 32;
+            }
         }
         (t.elapsed().as_secs_f64() * 1e3, written)
     }
@@ -351,7 +330,7 @@ impl GpuContext {
         scratch: &mut [Option<Scratch>],
         staging: &upload::Staging,
         scalar_offsets: &[u64],
-        results: &wgpu::Buffer,
+        results: (&wgpu::Buffer, &ResultLayout),
         config: &MsmConfig,
     ) -> Vec<Vec<(Pass, String)>> {
         let timing = config.timing && self.has_timestamps();
@@ -365,7 +344,7 @@ impl GpuContext {
                 scalar_offsets[k],
                 s.buf(Buf::Scalars),
                 0,
-                j.scalars.len() as u64 * 32,
+                j.scalar_bytes(),
             );
             let groups = self.bind_groups(s, bases.id, j.part_index, j.part).clone();
             let queries = timing.then(|| self.timing_objects(s).clone());
@@ -391,7 +370,7 @@ impl GpuContext {
         bases: &Bases,
         jobs: &[Job<'_>],
         pipelines: &[Option<PlanEntry>],
-        results: &wgpu::Buffer,
+        results: (&wgpu::Buffer, &ResultLayout),
         config: &MsmConfig,
         host_reduce: bool,
         timings: &mut MsmTimings,
@@ -404,7 +383,7 @@ impl GpuContext {
             let entry = pipelines[j.entry].as_ref().expect("compiled for its jobs");
             let mut s = self.take_scratch(&j.plan);
             let t = web_time::Instant::now();
-            if let Err(e) = self.upload_chunk(&s, j.scalars, j.offset) {
+            if let Err(e) = self.upload_job(&s, &j.scalars, j.offset) {
                 self.put_scratch(s);
                 return Err(e);
             }
@@ -449,23 +428,24 @@ impl GpuContext {
         Ok((timed, host_sums, submitted))
     }
 
-    /// Copies job `k`'s window sums and timestamps into the results buffer.
+    /// Copies job `k`'s row sums and timestamps into the results buffer.
     fn copy_results(
         &self,
         enc: &mut wgpu::CommandEncoder,
         s: &Scratch,
-        results: &wgpu::Buffer,
+        (results, layout): (&wgpu::Buffer, &ResultLayout),
         k: usize,
         timestamps: Option<&wgpu::Buffer>,
         kernels: usize,
     ) {
-        let at = k as u64 * RESULT_STRIDE;
-        enc.copy_buffer_to_buffer(s.buf(Buf::WindowSums), 0, results, at, s.plan.windows as u64 * 128);
+        let rows = s.plan.rows() as u64 * crate::passes::reduce::XYZZ_BYTES;
+        enc.copy_buffer_to_buffer(s.buf(Buf::WindowSums), 0, results, layout.at[k], rows);
         if let (Some(resolve), Some((q, _))) = (timestamps, s.timing.as_ref()) {
             let n = 2 * kernels as u32;
             if n > 0 {
                 enc.resolve_query_set(q, 0..n, resolve, 0);
-                enc.copy_buffer_to_buffer(resolve, 0, results, at + WINDOW_BYTES, n as u64 * 8);
+                let at = layout.timestamps(k, &s.plan);
+                enc.copy_buffer_to_buffer(resolve, 0, results, at, n as u64 * 8);
             }
         }
     }

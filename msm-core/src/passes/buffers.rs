@@ -95,7 +95,7 @@ impl Buf {
         let tb = plan.total_buckets();
         let rec = POINT_RECORD_BYTES as u64;
         let xyzz = reduce::XYZZ_BYTES;
-        let (tasks, windows) = (plan.tasks as u64, plan.windows as u64);
+        let (tasks, rows) = (plan.tasks as u64, plan.rows() as u64);
         let level = |l| walker_combine::level_len(plan.tasks, l) as u64 * walker_combine::CHAIN_SUM_BYTES;
         let bytes = match self {
             Buf::Params => std::mem::size_of::<MsmParams>() as u64,
@@ -112,9 +112,9 @@ impl Buf {
             // XYZZ sums of split buckets, one slot per walker task
             Buf::SplitSums => tasks * xyzz,
             // (T, U) per segment, (E, V) per group
-            Buf::SegmentSums => 2 * windows * plan.segments as u64 * xyzz,
-            Buf::GroupSums => 2 * windows * reduce::groups_per_window(plan) as u64 * xyzz,
-            Buf::WindowSums => windows * xyzz,
+            Buf::SegmentSums => 2 * rows * plan.segments as u64 * xyzz,
+            Buf::GroupSums => 2 * rows * reduce::groups_per_window(plan) as u64 * xyzz,
+            Buf::WindowSums => rows * xyzz,
             Buf::BaseFlags | Buf::BaseX | Buf::BaseY => return 0,
         };
         bytes.max(16)

@@ -35,9 +35,9 @@ pub fn kernels(plan: &Plan) -> Vec<Kernel> {
     debug_assert!(groups_per_window(plan) <= plan.win_wg);
     let groups = groups_per_window(plan);
     vec![
-        Kernel::new("segments", WG, groups).rows(plan.windows).with("WG", WG),
-        Kernel::new("groups", WG, groups).rows(plan.windows).with("WG", WG),
-        Kernel::new("windows", plan.win_wg, plan.windows)
+        Kernel::new("segments", WG, groups).rows(plan.rows()).with("WG", WG),
+        Kernel::new("groups", WG, groups).rows(plan.rows()).with("WG", WG),
+        Kernel::new("windows", plan.win_wg, plan.rows())
             .with("WG", WG)
             .with("WIN_WG", plan.win_wg),
     ]

@@ -8,13 +8,13 @@ const NO_BUCKET: u32 = 0xffffffffu;
 
 // Per-MSM parameters (uniform).
 struct MsmParams {
-    // number of points
+    // number of scalars (every vector's)
     n: u32,
     // window width c in bits
     c: u32,
-    // number of windows T = ceil(255 / c)
-    windows: u32,
-    // buckets per window B = 2^(c - 1)
+    // rows of buckets: windows * vectors
+    rows: u32,
+    // buckets per row B = 2^(c - 1)
     buckets: u32,
     // stream-walker tasks K = walker threads * S
     tasks: u32,
@@ -26,9 +26,11 @@ struct MsmParams {
     align: u32,
     // how scalars arrive: SCALARS_CANONICAL or SCALARS_MONTGOMERY
     scalar_form: u32,
+    // digit windows of a scalar T = ceil(255 / c)
+    windows: u32,
+    // points per vector: scalar i is vector i / vector_len's, of base i % vector_len
+    vector_len: u32,
     _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 // Scalars as little-endian words, any 256-bit value (preprocess reduces them mod r).

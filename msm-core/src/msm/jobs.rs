@@ -1,0 +1,149 @@
+//! Cutting a batch into jobs: one per vector and chunk, or one per group of
+//! equal-length vectors run as a joint plan (rows of buckets per vector and
+//! window), so that short vectors fill the GPU together.
+
+use super::plans::CallPlans;
+use super::Scalars;
+use crate::bases::{BasePart, Bases};
+use crate::context::GpuContext;
+use crate::error::MsmError;
+use crate::layout::MsmParams;
+use crate::plan::Plan;
+
+/// One job: points [offset, offset + len) of base part `part` for the
+/// batch's vectors `first..first + plan.vectors` (one, unless joint), with
+/// the call's plan number `entry`.
+pub(crate) struct Job<'a> {
+    pub(crate) first: usize,
+    pub(crate) part_index: usize,
+    pub(crate) part: &'a BasePart,
+    pub(crate) offset: usize,
+    /// The scalars, one slice per vector, uploaded back to back.
+    pub(crate) scalars: Vec<Scalars<'a>>,
+    pub(crate) plan: Plan,
+    pub(crate) entry: usize,
+}
+
+impl Job<'_> {
+    /// Bytes of the job's scalars.
+    pub(crate) fn scalar_bytes(&self) -> u64 {
+        self.plan.n as u64 * 32
+    }
+
+    /// The job's uniform parameters.
+    pub(crate) fn params(&self) -> MsmParams {
+        MsmParams {
+            base_offset: self.offset as u32,
+            scalar_form: self.scalars[0].form(),
+            ..MsmParams::from(&self.plan)
+        }
+    }
+}
+
+/// Rows of buckets a joint plan may have: reduce's dispatches take one
+/// workgroup row per row (WebGPU's least `maxComputeWorkgroupsPerDimension`).
+const MAX_ROWS: usize = 65_535;
+
+/// Vectors per joint job for this batch, where it joins: at least two
+/// non-empty vectors of one length and form, inside the bases' first part,
+/// two of which fit `joint_points`; groups halve until their plan's
+/// buffers fit the adapter's bindings.
+pub(crate) fn joint_group(
+    plans: &mut CallPlans<'_>,
+    bases: &Bases,
+    vectors: &[Scalars<'_>],
+) -> Result<Option<usize>, MsmError> {
+    let Some(first) = vectors.first() else {
+        return Ok(None);
+    };
+    let len = first.len();
+    let joins = vectors.len() >= 2
+        && len > 0
+        && vectors.iter().all(|v| v.len() == len && v.form() == first.form())
+        && bases.parts.first().is_some_and(|p| p.start == 0 && p.len >= len);
+    if !joins {
+        return Ok(None);
+    }
+    // reduce dispatches one workgroup row per row of buckets
+    let single = match plans.index(len) {
+        Ok(i) => i,
+        Err(MsmError::BindingTooSmall { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let max_rows = MAX_ROWS / plans.plans()[single].windows as usize;
+    let mut group = vectors
+        .len()
+        .min(plans.config().joint_points as usize / len)
+        .min(max_rows);
+    if group < 2 {
+        return Ok(None);
+    }
+    loop {
+        match plans.index_joint(len, group) {
+            Ok(_) => return Ok(Some(group)),
+            Err(MsmError::BindingTooSmall { .. }) if group > 2 => group = group.div_ceil(2),
+            Err(MsmError::BindingTooSmall { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+impl GpuContext {
+    /// The batch's jobs: joint groups where [`joint_group`] joins, else each
+    /// vector cut into chunks that never straddle two base parts.
+    pub(crate) fn jobs<'a>(
+        &self,
+        bases: &'a Bases,
+        vectors: &[Scalars<'a>],
+        plans: &mut CallPlans<'_>,
+    ) -> Result<Vec<Job<'a>>, MsmError> {
+        let mut out = Vec::new();
+        if let Some(group) = joint_group(plans, bases, vectors)? {
+            let len = vectors[0].len();
+            for (k, chunk) in vectors.chunks(group).enumerate() {
+                let entry = if chunk.len() == 1 {
+                    plans.index(len)?
+                } else {
+                    plans.index_joint(len, chunk.len())?
+                };
+                out.push(Job {
+                    first: k * group,
+                    part_index: 0,
+                    part: &bases.parts[0],
+                    offset: 0,
+                    scalars: chunk.to_vec(),
+                    plan: plans.plans()[entry],
+                    entry,
+                });
+            }
+            return Ok(out);
+        }
+        for (vector, scalars) in vectors.iter().enumerate() {
+            if scalars.is_empty() {
+                continue;
+            }
+            let size = plans.chunk(scalars.len())?;
+            for (part_index, part) in bases.parts.iter().enumerate() {
+                // a prefix MSM stops at its last scalar
+                let part_len = part.len.min(scalars.len().saturating_sub(part.start));
+                let mut offset = 0;
+                while offset < part_len {
+                    let len = size.min(part_len - offset);
+                    let at = part.start + offset;
+                    let entry = plans.index(len)?;
+                    out.push(Job {
+                        first: vector,
+                        part_index,
+                        part,
+                        offset,
+                        scalars: vec![scalars.slice(at..at + len)],
+                        plan: plans.plans()[entry],
+                        entry,
+                    });
+                    offset += len;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
