@@ -8,7 +8,8 @@
 //
 // segments: invocation (g, j) walks its buckets down (running += B_i;
 //   total += running) and doubles the running sum by P: writes (T_g, U_g).
-// groups: workgroup (x, j) takes segments x WG..: a suffix scan of the U,
+// groups: group x of row j takes segments x WG.. (a row with fewer
+//   segments than WG takes a sub-block of the workgroup): a suffix scan of the U,
 //   then E_x = sum T + sum_{k >= 1} suffix_k in a tree, and V_x = sum U;
 //   writes (E_x, V_x).
 // windows: one workgroup per window does the same over its groups, with
@@ -23,8 +24,9 @@
 
 // workgroup size of segments and groups
 override WG: u32 = 64u;
-// workgroup size of windows: at least the groups of a window
-override WIN_WG: u32 = 256u;
+// workgroup size of windows: a row's groups rounded up to a power of two
+// (16 at 2^16)
+override WIN_WG: u32 = 16u;
 
 @group(0) @binding(0) var<uniform> params: MsmParams;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
@@ -40,6 +42,12 @@ var<workgroup> win_tree: array<array<u32, 32>, WIN_WG>;
 // Group sums per window: segments / WG, rounded up.
 fn groups_per_window() -> u32 {
     return (params.segments + WG - 1u) / WG;
+}
+
+// Lanes of a group in `groups`: WG, or a row's segments rounded up to a
+// power of two when fewer, so that rows with few segments share workgroups.
+fn group_span() -> u32 {
+    return min(WG, 1u << ceil_log2(params.segments));
 }
 
 // The bucket sum of bucket b as XYZZ (identity when empty).
@@ -132,11 +140,14 @@ fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
     return array<Xyzz, 2>(total, acc);
 }
 
+// One invocation per (row, segment), rows back to back: no idle lanes when
+// rows have fewer segments than a workgroup.
 @compute @workgroup_size(WG)
-fn segments(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let j = gid.y;
-    let g = gid.x;
-    if g < params.segments {
+fn segments(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let s = gid.x + gid.y * nwg.x * WG;
+    let j = s / params.segments;
+    let g = s - j * params.segments;
+    if j < params.rows {
         let tu = segment_sum(j, g);
         let at = 2u * (j * params.segments + g);
         segment_sums[at] = xyzz_pack(tu[0]);
@@ -152,22 +163,33 @@ fn ceil_log2(m: u32) -> u32 {
     return firstLeadingBit(m - 1u) + 1u;
 }
 
-// Over the segments x WG.. of window j: E = sum T + sum_{k >= 1} suffix_k of
-// the U (= sum T + sum_k k U_k), V = sum U. Steps: log2(WG) of the suffix
-// scan, one of E's terms (t + suffix), log2(WG) of the tree.
+// Over the segments x WG.. of row j (or all of them, in a sub-block of
+// group_span lanes, when fewer than WG): E = sum T + sum_{k >= 1} suffix_k
+// of the U (= sum T + sum_k k U_k), V = sum U. Steps: log2(span) of the
+// suffix scan, one of E's terms (t + suffix), log2(span) of the tree.
 @compute @workgroup_size(WG)
-fn groups(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-    let j = wid.y;
-    let g = wid.x * WG + li;
+fn groups(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) li: u32,
+) {
+    let span = group_span();
+    let row_lanes = groups_per_window() * span;
+    let lane = (wid.x + wid.y * nwg.x) * WG + li;
+    let j = lane / row_lanes;
+    let r = lane - j * row_lanes;
+    // the lane's segment is r; its index in its group k, its group x
+    let k = li % span;
+    let x = r / span;
     var t = xyzz_identity();
     tree[li] = xyzz_pack(xyzz_identity());
-    if g < params.segments {
-        let at = 2u * (j * params.segments + g);
+    if j < params.rows && r < params.segments {
+        let at = 2u * (j * params.segments + r);
         t = xyzz_unpack(segment_sums[at]);
         tree[li] = segment_sums[at + 1u];
     }
     workgroupBarrier();
-    let levels = ceil_log2(WG);
+    let levels = ceil_log2(span);
     var v = xyzz_identity();
     for (var step = 0u; step < 2u * levels + 1u; step++) {
         var live = false;
@@ -175,7 +197,7 @@ fn groups(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
         var b = xyzz_identity();
         if step < levels {
             let d = 1u << step;
-            live = li + d < WG;
+            live = k + d < span;
             if live {
                 a = xyzz_unpack(tree[li]);
                 b = xyzz_unpack(tree[li + d]);
@@ -183,14 +205,14 @@ fn groups(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
         } else if step == levels {
             live = true;
             a = t;
-            if li == 0u {
-                v = xyzz_unpack(tree[0]);
+            if k == 0u {
+                v = xyzz_unpack(tree[li]);
             } else {
                 b = xyzz_unpack(tree[li]);
             }
         } else {
-            let half = WG >> (step - levels);
-            live = li < half;
+            let half = span >> (step - levels);
+            live = k < half;
             if live {
                 a = xyzz_unpack(tree[li]);
                 b = xyzz_unpack(tree[li + half]);
@@ -202,9 +224,9 @@ fn groups(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
         }
         workgroupBarrier();
     }
-    if li == 0u {
-        let at = 2u * (j * groups_per_window() + wid.x);
-        group_sums[at] = tree[0];
+    if k == 0u && j < params.rows {
+        let at = 2u * (j * groups_per_window() + x);
+        group_sums[at] = tree[li];
         group_sums[at + 1u] = xyzz_pack(v);
     }
 }

@@ -106,7 +106,8 @@ pub fn count(plan: &Plan, config: &MsmConfig, counts: &[u32]) -> OpCounts {
     let scan = |m: u64| (0..64).map(|l| m.saturating_sub(1 << l)).sum::<u64>();
     let wg = reduce::WG as u64;
     let groups_per_window = reduce::groups_per_window(plan) as u64;
-    let group_trees = groups_per_window * (scan(wg) + wg + wg - 1) * ADD_MULS;
+    let span = reduce::group_span(plan) as u64;
+    let group_trees = groups_per_window * (scan(span) + span + span - 1) * ADD_MULS;
     let width = groups_per_window.next_power_of_two();
     let window_tree = (scan(groups_per_window) + groups_per_window + width - 1) * ADD_MULS
         + groups_per_window.saturating_sub(1) * wg.trailing_zeros() as u64 * DBL_MULS;

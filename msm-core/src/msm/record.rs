@@ -111,11 +111,7 @@ impl GpuContext {
             enc.clear_buffer(counts, 0, None);
         }
         let dispatch = |cp: &mut wgpu::ComputePass<'_>, pass: Pass, k: &Kernel, p: &wgpu::ComputePipeline| {
-            let (x, y) = if k.rows > 1 {
-                (k.groups.max(1), k.rows)
-            } else {
-                self.grid(k.groups)
-            };
+            let (x, y) = self.grid(k.groups);
             cp.set_pipeline(p);
             cp.set_bind_group(0, &bind_groups[pass.index()], &[]);
             cp.dispatch_workgroups(x, y, 1);

@@ -187,9 +187,6 @@ pub struct Kernel {
     /// Workgroups in x; the shaders rebuild linear indices from a 2-D grid
     /// when x exceeds the adapter's per-dimension limit.
     pub groups: u32,
-    /// Workgroups in y as the shader indexes them (e.g. one per window);
-    /// 1 for linear kernels.
-    pub rows: u32,
     /// Invocations per workgroup (the shader's `@workgroup_size`, also set
     /// through an override where it is one).
     pub workgroup_size: u32,
@@ -201,18 +198,12 @@ impl Kernel {
             entry,
             overrides: Vec::new(),
             groups,
-            rows: 1,
             workgroup_size,
         }
     }
 
     pub(crate) fn with(mut self, name: &'static str, value: u32) -> Self {
         self.overrides.push((name, value as f64));
-        self
-    }
-
-    pub(crate) fn rows(mut self, rows: u32) -> Self {
-        self.rows = rows;
         self
     }
 

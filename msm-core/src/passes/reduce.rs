@@ -31,12 +31,21 @@ pub fn groups_per_window(plan: &Plan) -> u32 {
     plan.segments.div_ceil(WG)
 }
 
+/// Lanes of one group in `groups`: WG, or a row's segments rounded up to
+/// a power of two when fewer (rows then share workgroups).
+pub fn group_span(plan: &Plan) -> u32 {
+    WG.min(plan.segments.next_power_of_two())
+}
+
 pub fn kernels(plan: &Plan) -> Vec<Kernel> {
     debug_assert!(groups_per_window(plan) <= plan.win_wg);
-    let groups = groups_per_window(plan);
+    let rows = plan.rows() as u64;
+    let segments = rows * plan.segments as u64;
+    let lanes = rows * (groups_per_window(plan) * group_span(plan)) as u64;
+    let workgroups = |lanes: u64| lanes.div_ceil(WG as u64) as u32;
     vec![
-        Kernel::new("segments", WG, groups).rows(plan.rows()).with("WG", WG),
-        Kernel::new("groups", WG, groups).rows(plan.rows()).with("WG", WG),
+        Kernel::new("segments", WG, workgroups(segments)).with("WG", WG),
+        Kernel::new("groups", WG, workgroups(lanes)).with("WG", WG),
         Kernel::new("windows", plan.win_wg, plan.rows())
             .with("WG", WG)
             .with("WIN_WG", plan.win_wg),
