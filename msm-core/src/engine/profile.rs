@@ -225,15 +225,29 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
     (21, 31, &[("walker_tpb", "512"), ("walker_slots", "8"), ("walker_threads", "65536")]),
 ];
 
+/// The portable layout (13x20) on a discrete GPU: the same large-size
+/// walker from 2^21 (H200, ABBA: 0.79x at 2^21, 0.69x at 2^22, 0.50x at
+/// 2^24; it lost at 2^20, 1.18x). Browsers pin their own knobs.
+const DISCRETE_PORTABLE: &[BuiltinRange] = &[(
+    21,
+    31,
+    &[("walker_tpb", "512"), ("walker_slots", "8"), ("walker_threads", "65536")],
+)];
+
 /// The built-in knobs by size of an adapter class and field layout (what a
 /// context uses without a tuned profile), less the ranges whose walker does
 /// not fit `bounds` (WebGPU's default limits): empty where the defaults hold
 /// at every size.
 pub fn builtin_ranges(info: &wgpu::AdapterInfo, field_layout: &str, bounds: &AdapterBounds) -> Vec<ProfileRange> {
-    if adapter_class(info) != "discrete GPU" || field_layout != "32x8-int64" {
+    if adapter_class(info) != "discrete GPU" {
         return Vec::new();
     }
-    DISCRETE_INT64
+    let table = match field_layout {
+        "32x8-int64" => DISCRETE_INT64,
+        "13x20" => DISCRETE_PORTABLE,
+        _ => return Vec::new(),
+    };
+    table
         .iter()
         .map(|&(min_logn, max_logn, knobs)| ProfileRange {
             min_logn,
@@ -265,9 +279,6 @@ mod tests {
         crate::context::test_adapter_info(name, "NVIDIA", device_type, wgpu::Backend::Vulkan)
     }
 
-    /// The built-in ranges parse, ascend without overlap, and apply to a
-    /// discrete GPU's 64-bit layout only; sizes between ranges keep the
-    /// defaults.
     /// An H200's limits, or WebGPU's default 16 KiB of workgroup memory.
     fn bounds(max_workgroup_storage: u32) -> AdapterBounds {
         AdapterBounds {
@@ -281,6 +292,9 @@ mod tests {
         }
     }
 
+    /// The built-in ranges parse, ascend without overlap, and apply to a
+    /// discrete GPU's 64-bit layout (and the portable one from 2^21) only;
+    /// sizes between ranges keep the defaults.
     #[test]
     fn builtin_ranges_are_well_formed() {
         let gpu = info("NVIDIA H200", wgpu::DeviceType::DiscreteGpu);
@@ -296,7 +310,10 @@ mod tests {
         assert_eq!(config_in_ranges(&ranges, 1 << 17), MsmConfig::default());
         let big = config_in_ranges(&ranges, 1 << 22);
         assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 8, Some(65_536)));
-        assert!(builtin_ranges(&gpu, "13x20", &bounds(49_152)).is_empty());
+        let portable = builtin_ranges(&gpu, "13x20", &bounds(49_152));
+        assert_eq!(config_in_ranges(&portable, 1 << 20), MsmConfig::default());
+        assert_eq!(config_in_ranges(&portable, 1 << 22), big);
+        assert!(builtin_ranges(&gpu, "16x16", &bounds(49_152)).is_empty());
         let igpu = info("Intel", wgpu::DeviceType::IntegratedGpu);
         assert!(builtin_ranges(&igpu, "32x8-int64", &bounds(49_152)).is_empty());
         let cpu = info("llvmpipe (LLVM 15.0.6, 256 bits)", wgpu::DeviceType::Cpu);
