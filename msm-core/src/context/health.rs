@@ -133,23 +133,26 @@ pub fn msm_memory_on(
 pub(crate) fn memory_of(plans: &mut CallPlans<'_>, parts: &[(usize, usize)], n: usize) -> Result<MsmMemory, MsmError> {
     let size = plans.chunk(n)?;
     let mut chunks = 0u64;
+    let mut result_bytes = 0;
     let mut used = BTreeSet::new();
     for &(start, len) in parts {
         let len = len.min(n.saturating_sub(start));
         chunks += len.div_ceil(size) as u64;
-        for l in [size.min(len), len % size] {
-            if l > 0 {
-                used.insert(plans.index(l)?);
+        // the full chunks, then the rest
+        for (l, count) in [(size.min(len), len / size), (len % size, 1)] {
+            if l > 0 && count > 0 {
+                let i = plans.index(l)?;
+                used.insert(i);
+                result_bytes += count as u64 * crate::msm::result_bytes(&plans.plans()[i]);
             }
         }
     }
     let scratch_bytes = used.iter().map(|&i| plans.plans()[i].scratch_bytes()).sum();
-    let result_each = used.iter().map(|&i| crate::msm::result_bytes(&plans.plans()[i])).max();
     let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
     Ok(MsmMemory {
         chunks,
         scratch_bytes,
-        result_bytes: chunks.max(1) * result_each.unwrap_or(crate::msm::TIMESTAMP_BYTES),
+        result_bytes,
         staging_bytes: n as u64 * 32 + chunks * params,
     })
 }
@@ -163,19 +166,21 @@ pub(crate) fn joint_memory_of(
     group: usize,
 ) -> Result<MsmMemory, MsmError> {
     let mut used = BTreeSet::new();
-    for g in [group, vectors % group] {
-        if g > 0 {
-            used.insert(plans.index_joint(len, g)?);
+    let mut result_bytes = 0;
+    // the full groups, then the rest (a lone vector runs its own plan)
+    for (g, count) in [(group, vectors / group), (vectors % group, 1)] {
+        if g > 0 && count > 0 {
+            let i = plans.index_joint(len, g)?;
+            used.insert(i);
+            result_bytes += count as u64 * crate::msm::result_bytes(&plans.plans()[i]);
         }
     }
     let jobs = vectors.div_ceil(group) as u64;
-    let full = plans.index_joint(len, group)?;
-    let plan = plans.plans()[full];
     let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
     Ok(MsmMemory {
         chunks: jobs,
         scratch_bytes: used.iter().map(|&i| plans.plans()[i].scratch_bytes()).sum(),
-        result_bytes: jobs * crate::msm::result_bytes(&plan),
+        result_bytes,
         staging_bytes: (len * vectors) as u64 * 32 + jobs * params,
     })
 }
@@ -321,6 +326,13 @@ impl GpuContext {
         if self.is_lost() {
             if let Err(lost) = self.check_lost() {
                 return lost;
+            }
+        }
+        // The context destroys none of its buffers while an MSM holds them:
+        // a destroyed one means the device was (its callback still pending).
+        if let MsmError::Readback(m) = &e {
+            if m.contains("has been destroyed") {
+                return MsmError::DeviceLost(m.clone());
             }
         }
         let pending = self.device_error.lock().unwrap().take();
