@@ -101,6 +101,12 @@ crate::knobs::table::knob_table! {
     max_chunk_points: Option<u32> = None;
         camel "maxChunkPoints", alias "chunk", ts "number | \"auto\"", values "a count, or auto",
         shader false, range 1..=u32::MAX;
+    /// Buckets per reduce segment (one invocation's running sum), rounded
+    /// down to a power of two. `None`: long enough that about 16,384
+    /// segments remain, 16..=32 (`crate::plan::reduce_segment`).
+    reduce_segment: Option<u32> = None;
+        camel "reduceSegment", alias "rseg", ts "number | \"auto\"", values "1..=4096, or auto",
+        shader false, range 1..=4096;
     /// Batches of equal-length vectors run as joint MSMs of up to this many
     /// points: one plan whose rows of buckets are vector x window, so short
     /// vectors fill the GPU together. 0: each vector on its own.

@@ -34,15 +34,16 @@ pub fn bucket_search_steps(total_buckets: u64) -> u64 {
 }
 
 /// Reduce invocations the plan aims for: segments get longer (less
-/// double-and-add work per bucket) until about this many remain (at 2^20,
-/// segments of 8 buckets beat 16 on the H200).
-pub const REDUCE_THREADS: u64 = 65_536;
+/// work in reduce's trees) until about this many remain. On the H200 (sweeps
+/// of `reduce_segment`, docs/benchmarks.md) 16,384 segments of 16-32
+/// buckets beat 65,536 of 4-8 at every size: 2^18 0.82x, 2^20 0.92x.
+pub const REDUCE_THREADS: u64 = 16_384;
 
 /// Buckets per reduce segment (one invocation's running sum): a power of two
-/// in 4..=32, long enough that about [`REDUCE_THREADS`] segments remain.
+/// in 16..=32, long enough that about [`REDUCE_THREADS`] segments remain.
 pub fn reduce_segment(rows: u32, buckets: u32) -> u32 {
     let per = (rows as u64 * buckets as u64 / REDUCE_THREADS).max(1);
-    (1u32 << (63 - per.leading_zeros())).clamp(4, 32)
+    (1u32 << (63 - per.leading_zeros()).min(31)).clamp(16, 32)
 }
 
 /// Bits of a scalar (< r < 2^254) that land in the top window of width `c`.
@@ -235,7 +236,10 @@ impl MsmConfig {
         // reduce's windows kernel sums at most win_wg groups of WG segments
         let win_wg = bounds.reduce_win_wg();
         let max_segments = crate::passes::reduce::WG * win_wg;
-        let per = reduce_segment(rows, buckets).max(buckets.div_ceil(max_segments));
+        let per = self
+            .reduce_segment
+            .map_or_else(|| reduce_segment(rows, buckets), |p| 1 << (31 - p.leading_zeros()))
+            .max(buckets.div_ceil(max_segments));
         let segments = buckets.div_ceil(per).max(1);
         // one invocation per group of the row: the rest would only add
         // identities (thousands of rows in a joint plan)

@@ -27,6 +27,8 @@ export interface MsmOptions {
   timing?: boolean;
   /** Split an MSM into chunks of at most this many points, summed on the host. Default: auto. */
   maxChunkPoints?: number | "auto";
+  /** Buckets per reduce segment (one invocation's running sum), rounded down to a power of two. Default: auto. */
+  reduceSegment?: number | "auto";
   /** Batches of equal-length vectors run as joint MSMs of up to this many points: one plan whose rows of buckets are vector x window, so short vectors fill the GPU together. Default: 4194304. */
   jointPoints?: number;
   /** Where the bucket sums become window sums. Default: auto. */

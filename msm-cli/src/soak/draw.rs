@@ -59,6 +59,10 @@ fn knob_value(name: &str, rng: &mut ChaCha20Rng, n: usize, max_tpb: u32) -> Opti
             auto_or(rng, v)
         }
         "reduce" => pick(rng, &["auto", "gpu", "host"]).into(),
+        "reduce_segment" => {
+            let v = 1u64 << below(rng, 7);
+            auto_or(rng, v)
+        }
         // off, the default, or groups of 1..=8 vectors of n
         "joint_points" if chance(rng, 3) => pick(rng, &["0", "4194304"]).into(),
         "joint_points" => (n as u64 * (1 + below(rng, 8))).to_string(),
