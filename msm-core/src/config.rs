@@ -108,8 +108,9 @@ crate::knobs::table::knob_table! {
         camel "reduceSegment", alias "rseg", ts "number | \"auto\"", values "1..=4096, or auto",
         shader false, range 1..=4096;
     /// Batches of equal-length vectors run as joint MSMs of up to this many
-    /// points: one plan whose rows of buckets are vector x window, so short
-    /// vectors fill the GPU together. 0: each vector on its own.
+    /// points (and `max_chunk_points`): one plan whose rows of buckets are
+    /// vector x window, so short vectors fill the GPU together. 0: each
+    /// vector on its own.
     joint_points: u32 = 1 << 22;
         camel "jointPoints", alias "joint", ts "number", values "a count; 0 turns joint batches off",
         shader false, range 0..=u32::MAX;

@@ -64,6 +64,18 @@ fn joint_batches_equal_arkworks() {
                 ("defaults", &whole, MsmConfig::default(), k),
                 ("pairs", &whole, with(|c, len| c.joint_points = 2 * len as u32), 2),
                 ("off", &whole, with(|c, _| c.joint_points = 0), 1),
+                (
+                    "chunks of 3 vectors",
+                    &whole,
+                    with(|c, len| c.max_chunk_points = Some(3 * len as u32)),
+                    3,
+                ),
+                (
+                    "chunks of one vector",
+                    &whole,
+                    with(|c, len| c.max_chunk_points = Some(len as u32)),
+                    1,
+                ),
                 ("host reduce", &whole, with(|c, _| c.reduce = ReduceOn::Host), k),
                 ("c = 5", &whole, with(|c, _| c.window_bits = Some(5)), k),
                 (

@@ -29,7 +29,7 @@ export interface MsmOptions {
   maxChunkPoints?: number | "auto";
   /** Buckets per reduce segment (one invocation's running sum), rounded down to a power of two. Default: auto. */
   reduceSegment?: number | "auto";
-  /** Batches of equal-length vectors run as joint MSMs of up to this many points: one plan whose rows of buckets are vector x window, so short vectors fill the GPU together. Default: 4194304. */
+  /** Batches of equal-length vectors run as joint MSMs of up to this many points (and `max_chunk_points`): one plan whose rows of buckets are vector x window, so short vectors fill the GPU together. Default: 4194304. */
   jointPoints?: number;
   /** Where the bucket sums become window sums. Default: auto. */
   reduce?: "auto" | "gpu" | "host";

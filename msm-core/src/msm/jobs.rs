@@ -46,8 +46,8 @@ const MAX_ROWS: usize = 65_535;
 
 /// Vectors per joint job for this batch, where it joins: at least two
 /// non-empty vectors of one length and form, inside the bases' first part,
-/// two of which fit `joint_points`; groups halve until their plan's
-/// buffers fit the adapter's bindings.
+/// two of which fit `joint_points` (and `max_chunk_points`); groups halve
+/// until their plan's buffers fit the adapter's bindings.
 pub(crate) fn joint_group(
     plans: &mut CallPlans<'_>,
     bases: &Bases,
@@ -71,10 +71,12 @@ pub(crate) fn joint_group(
         Err(e) => return Err(e),
     };
     let max_rows = MAX_ROWS / plans.plans()[single].windows as usize;
-    let mut group = vectors
-        .len()
-        .min(plans.config().joint_points as usize / len)
-        .min(max_rows);
+    // a job holds at most joint_points points, and max_chunk_points
+    let config = plans.config();
+    let cap = config
+        .max_chunk_points
+        .map_or(config.joint_points, |c| c.min(config.joint_points));
+    let mut group = vectors.len().min(cap as usize / len).min(max_rows);
     if group < 2 {
         return Ok(None);
     }
