@@ -40,8 +40,8 @@ impl Job<'_> {
     }
 }
 
-/// Rows of buckets a joint plan may have: reduce's dispatches take one
-/// workgroup row per row (WebGPU's least `maxComputeWorkgroupsPerDimension`).
+/// Rows of buckets a joint plan may have: reduce's `windows` kernel runs one
+/// workgroup per row along x (WebGPU's least `maxComputeWorkgroupsPerDimension`).
 const MAX_ROWS: usize = 65_535;
 
 /// Vectors per joint job for this batch, where it joins: at least two
@@ -64,7 +64,7 @@ pub(crate) fn joint_group(
     if !joins {
         return Ok(None);
     }
-    // reduce dispatches one workgroup row per row of buckets
+    // reduce's windows kernel: one workgroup per row of buckets
     let single = match plans.index(len) {
         Ok(i) => i,
         Err(MsmError::BindingTooSmall { .. }) => return Ok(None),
@@ -91,23 +91,22 @@ pub(crate) fn joint_group(
 }
 
 impl GpuContext {
-    /// The batch's jobs: joint groups where [`joint_group`] joins, else each
-    /// vector cut into chunks that never straddle two base parts.
+    /// The batch's jobs: groups of `joint_group` vectors (what
+    /// [`joint_group`] gave the call), else each vector cut into chunks that
+    /// never straddle two base parts.
     pub(crate) fn jobs<'a>(
         &self,
         bases: &'a Bases,
         vectors: &[Scalars<'a>],
         plans: &mut CallPlans<'_>,
+        joint_group: Option<usize>,
     ) -> Result<Vec<Job<'a>>, MsmError> {
         let mut out = Vec::new();
-        if let Some(group) = joint_group(plans, bases, vectors)? {
+        if let Some(group) = joint_group {
             let len = vectors[0].len();
             for (k, chunk) in vectors.chunks(group).enumerate() {
-                let entry = if chunk.len() == 1 {
-                    plans.index(len)?
-                } else {
-                    plans.index_joint(len, chunk.len())?
-                };
+                // a lone last vector: the plain plan (one vector)
+                let entry = plans.index_joint(len, chunk.len())?;
                 out.push(Job {
                     first: k * group,
                     part_index: 0,

@@ -177,9 +177,10 @@ impl GpuContext {
         // every plan of the call, derived once: the memory check, the chunks,
         // the pipelines and the scratch share them
         let mut plans = CallPlans::new(config, self.bounds());
-        let joint = jobs::joint_group(&mut plans, bases, vectors)?.map(|g| (vectors.len(), g));
-        self.check_msm(bases, longest, &mut plans, joint)?;
-        (self.run_batch(bases, vectors, plans).await).map_err(|e| self.explain_error(e, bases, longest, config))
+        let group = jobs::joint_group(&mut plans, bases, vectors)?;
+        self.check_msm(bases, longest, &mut plans, group.map(|g| (vectors.len(), g)))?;
+        (self.run_batch(bases, vectors, plans, group).await)
+            .map_err(|e| self.explain_error(e, bases, longest, config))
     }
 
     /// The checks of every entry point: lengths (a scalar vector shorter than

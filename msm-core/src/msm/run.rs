@@ -96,16 +96,18 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Runs every vector of the batch; results in the vectors' order (the
-    /// identity for an empty vector).
+    /// Runs every vector of the batch (in joint jobs of `joint_group`
+    /// vectors where [`super::jobs::joint_group`] said so); results in the
+    /// vectors' order (the identity for an empty vector).
     pub(crate) async fn run_batch(
         &self,
         bases: &Bases,
         vectors: &[Scalars<'_>],
         mut plans: CallPlans<'_>,
+        joint_group: Option<usize>,
     ) -> Result<BatchRun, MsmError> {
         let t_prepare = web_time::Instant::now();
-        let jobs = self.jobs(bases, vectors, &mut plans)?;
+        let jobs = self.jobs(bases, vectors, &mut plans, joint_group)?;
         let config = plans.config();
         let mut run = BatchRun {
             results: vec![G1Projective::zero(); vectors.len()],
