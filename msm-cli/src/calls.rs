@@ -7,6 +7,37 @@ use ark_bn254::{Fr, G1Affine};
 use ark_ec::CurveGroup;
 use msm_core::{Bases, GpuContext, MsmConfig, MsmError, MsmRun};
 
+/// `--table C|auto` of `bench` and `sweep`.
+#[derive(clap::Args)]
+pub struct TableArg {
+    /// Build the bases' table of shifted copies for window width C (2..=20,
+    /// or auto) before the first call: every window then adds into one row
+    /// of buckets. Memory: ceil(255 / C) times the bases. The knob
+    /// `bases_table=false` runs without it.
+    #[arg(long, value_name = "C|auto")]
+    pub table: Option<String>,
+}
+
+impl TableArg {
+    /// Builds the table where asked: its width and the milliseconds it took.
+    pub fn build(&self, ctx: &GpuContext, bases: &mut Bases) -> Result<Option<(u32, f64)>, MsmError> {
+        let Some(text) = &self.table else {
+            return Ok(None);
+        };
+        let c = match text.as_str() {
+            "auto" => None,
+            t => Some(
+                t.parse()
+                    .map_err(|e| MsmError::invalid_config("--table", format!("{t:?}: {e}")))?,
+            ),
+        };
+        let t = Instant::now();
+        ctx.build_table_blocking(bases, c)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        Ok(bases.table_bits().map(|c| (c, ms)))
+    }
+}
+
 pub struct Calls<'a> {
     pub ctx: &'a GpuContext,
     pub bases: &'a Bases,

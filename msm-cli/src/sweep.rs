@@ -40,6 +40,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    table: crate::calls::TableArg,
+    #[command(flatten)]
     gpu: GpuArgs,
 }
 
@@ -157,7 +159,8 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
     msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);
     let expected = cpu::msm_reference(&bases, &scalars).into_affine();
-    let resident = ctx.upload_bases_blocking(&bases)?;
+    let mut resident = ctx.upload_bases_blocking(&bases)?;
+    args.table.build(&ctx, &mut resident)?;
     let calls = Calls {
         ctx: &ctx,
         bases: &resident,

@@ -114,6 +114,13 @@ crate::knobs::table::knob_table! {
     joint_points: u32 = 1 << 22;
         camel "jointPoints", alias "joint", ts "number", values "a count; 0 turns joint batches off",
         shader false, range 0..=u32::MAX;
+    /// Use the bases' table of shifted copies where they have one
+    /// (`GpuContext::build_table`) and `window_bits` is automatic or the
+    /// table's: every window adds into one row of buckets. false: the
+    /// plain bases, one row per window.
+    bases_table: bool = true;
+        camel "basesTable", alias "table", ts "boolean", values "true | false",
+        shader false;
     /// Where the bucket sums become window sums. `auto`: the GPU where the
     /// reduce shader compiles (the host on SwiftShader).
     reduce: ReduceOn = ReduceOn::Auto;

@@ -25,7 +25,10 @@ pub struct MsmParams {
     pub windows: u32,
     /// Points per vector (scalar i takes base i % vector_len).
     pub vector_len: u32,
-    pub _pad: u32,
+    /// 0: one row of buckets per window. Else the bases are a table of
+    /// windows this many points apart (the table part's length): every
+    /// window adds into one row per vector.
+    pub table_stride: u32,
 }
 
 /// Twin of WGSL `SCALARS_CANONICAL`: scalars as canonical words.
@@ -47,7 +50,7 @@ impl From<&Plan> for MsmParams {
             scalar_form: SCALARS_CANONICAL,
             windows: p.windows,
             vector_len: p.vector_len(),
-            _pad: 0,
+            table_stride: 0,
         }
     }
 }

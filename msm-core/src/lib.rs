@@ -80,7 +80,7 @@ pub mod headless;
 #[cfg(any(feature = "diagnostics", test))]
 pub mod sample;
 
-pub use bases::Bases;
+pub use bases::{table_bytes, Bases};
 pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
 pub use context::{list_adapters, AdapterClass, ContextOptions, GpuContext, LimitsChoice, PipelineCacheDir};
 pub use cpu::bases::{BaseDefect, BaseFormat};
@@ -94,7 +94,7 @@ pub use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion};
 
 #[cfg(feature = "diagnostics")]
 pub use {
-    bases::{base_part_points, BASE_BYTES},
+    bases::{auto_table_bits, base_part_points, table_part_points, table_windows, BASE_BYTES, MAX_TABLE_BITS},
     context::{
         default_field_code, default_inversion, default_layout, is_swiftshader, msm_memory_on, CompileRecord,
         CreatedObjects, LiveMemory, MsmMemory,

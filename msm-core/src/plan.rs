@@ -40,10 +40,13 @@ pub fn bucket_search_steps(total_buckets: u64) -> u64 {
 pub const REDUCE_THREADS: u64 = 16_384;
 
 /// Buckets per reduce segment (one invocation's running sum): a power of two
-/// in 16..=32, long enough that about [`REDUCE_THREADS`] segments remain.
-pub fn reduce_segment(rows: u32, buckets: u32) -> u32 {
+/// in 16..=32 (8..=32 over a table, whose one row per vector leaves fewer
+/// segments: 8 beat 16 by 2-4% at 2^16-2^18 on the H200), long enough that
+/// about [`REDUCE_THREADS`] segments remain.
+pub fn reduce_segment(rows: u32, buckets: u32, table: bool) -> u32 {
     let per = (rows as u64 * buckets as u64 / REDUCE_THREADS).max(1);
-    (1u32 << (63 - per.leading_zeros()).min(31)).clamp(16, 32)
+    let least = if table { 8 } else { 16 };
+    (1u32 << (63 - per.leading_zeros()).min(31)).clamp(least, 32)
 }
 
 /// Bits of a scalar (< r < 2^254) that land in the top window of width `c`.
@@ -110,12 +113,24 @@ pub struct Plan {
     /// segments rounded up to a power of two, at most the adapter's
     /// ([`AdapterBounds::reduce_win_wg`]).
     pub win_wg: u32,
+    /// The bases are a table of shifted copies (`GpuContext::build_table`):
+    /// every window of a vector adds into one row of buckets.
+    pub table: bool,
 }
 
 impl Plan {
-    /// Rows of buckets (and window sums): vector x window.
+    /// Rows of buckets (and window sums): vector x window, or one per
+    /// vector with a table.
     pub fn rows(&self) -> u32 {
-        self.windows * self.vectors
+        self.rows_per_vector() * self.vectors
+    }
+    /// Rows of one vector: its windows, or one with a table.
+    pub fn rows_per_vector(&self) -> u32 {
+        if self.table {
+            1
+        } else {
+            self.windows
+        }
     }
     /// Points of each vector (the bases an entry may name).
     pub fn vector_len(&self) -> u32 {
@@ -216,6 +231,19 @@ impl MsmConfig {
     /// vector's length (each row holds `vector_len` digits); the walker's
     /// threads follow the whole job's entries.
     pub fn plan_joint(&self, vector_len: usize, vectors: usize, bounds: &AdapterBounds) -> Result<Plan, MsmError> {
+        self.plan_with_table(vector_len, vectors, None, bounds)
+    }
+
+    /// [`MsmConfig::plan_joint`] over a table of bases shifted by `table`
+    /// bits a window (`None`: no table): the window width is the table's and
+    /// each vector has one row of buckets.
+    pub fn plan_with_table(
+        &self,
+        vector_len: usize,
+        vectors: usize,
+        table: Option<u32>,
+        bounds: &AdapterBounds,
+    ) -> Result<Plan, MsmError> {
         let n = vector_len.saturating_mul(vectors.max(1));
         let n32 = u32::try_from(n)
             .ok()
@@ -223,12 +251,10 @@ impl MsmConfig {
             .ok_or_else(|| invalid("points", format!("{n} points: at most 2^31 - 1 are supported")))?;
         self.check_ranges()?;
         self.check_walker_fits(bounds)?;
-        let c = self
-            .window_bits
-            .unwrap_or_else(|| auto_window_bits_for(vector_len, bounds.field_int64));
+        let c = table.or(self.window_bits).unwrap_or_else(|| auto_window_bits_for(vector_len, bounds.field_int64));
         let windows = 255u32.div_ceil(c);
         let vectors = vectors.max(1) as u32;
-        let rows = windows * vectors;
+        let rows = if table.is_some() { vectors } else { windows * vectors };
         let buckets = 1u32 << (c - 1);
         let align = self.walker_split == TaskSplit::Buckets;
         let (threads, tasks) =
@@ -238,7 +264,7 @@ impl MsmConfig {
         let max_segments = crate::passes::reduce::WG * win_wg;
         let per = self
             .reduce_segment
-            .map_or_else(|| reduce_segment(rows, buckets), |p| 1 << (31 - p.leading_zeros()))
+            .map_or_else(|| reduce_segment(rows, buckets, table.is_some()), |p| 1 << (31 - p.leading_zeros()))
             .max(buckets.div_ceil(max_segments));
         let segments = buckets.div_ceil(per).max(1);
         // one invocation per group of the row: the rest would only add
@@ -255,6 +281,7 @@ impl MsmConfig {
             segments,
             align,
             win_wg: win_wg.min(groups.next_power_of_two()),
+            table: table.is_some(),
         };
         self.check_plan_fits(&plan, bounds)?;
         Ok(plan)

@@ -9,7 +9,9 @@
 //              writes offsets[rows * B], the entry total E;
 // scan_add:    adds each block's offset, seeding the scatter cursors.
 // scatter:     write each entry (base index | sign) at its slot (the walker
-//              finds an entry's bucket from the offsets).
+//              finds an entry's bucket from the offsets). With a table of
+//              shifted bases (table.wgsl) window j's entry names the point
+//              j * table_stride + base, and every window shares one row.
 //
 // Scalars arrive as canonical words (any 256-bit value, reduced mod r here),
 // or in arkworks' Montgomery form; histogram converts both in place to
@@ -58,6 +60,15 @@ fn window_digit(s: array<u32, 8>, j: u32, c: u32) -> i32 {
     return i32(v) + i32(below) - i32(top << c);
 }
 
+// The row of buckets of vector v's window j: its own row per window, or with
+// a table one row for every window of the vector.
+fn row_of(v: u32, j: u32) -> u32 {
+    if params.table_stride != 0u {
+        return v;
+    }
+    return v * params.windows + j;
+}
+
 fn point_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return gid.x + gid.y * nwg.x * WG;
 }
@@ -88,11 +99,10 @@ fn histogram(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
             scalars[i] = s;
         }
     }
-    let row = v * params.windows;
     for (var j = 0u; j < params.windows; j++) {
         let d = window_digit(s, j, params.c);
         if d != 0 {
-            atomicAdd(&counts[(row + j) * params.buckets + u32(abs(d)) - 1u], 1u);
+            atomicAdd(&counts[row_of(v, j) * params.buckets + u32(abs(d)) - 1u], 1u);
         }
     }
 }
@@ -212,13 +222,12 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         return;
     }
     let s = scalars[i];
-    let row = v * params.windows;
     for (var j = 0u; j < params.windows; j++) {
         let d = window_digit(s, j, params.c);
         if d != 0 {
-            let bucket = (row + j) * params.buckets + u32(abs(d)) - 1u;
+            let bucket = row_of(v, j) * params.buckets + u32(abs(d)) - 1u;
             let at = atomicAdd(&cursor[bucket], 1u);
-            l0_index[at] = base | select(0u, SIGN_BIT, d < 0);
+            l0_index[at] = (j * params.table_stride + base) | select(0u, SIGN_BIT, d < 0);
         }
     }
 }

@@ -67,11 +67,13 @@ pub enum ShaderId {
     Reduce,
     /// Resident bases from caller bytes: converted and checked (entry point `convert`).
     Bases,
+    /// A table of shifted bases, one window per dispatch (entry point `shift`).
+    Table,
 }
 
 impl ShaderId {
     /// Every shader without variants.
-    pub const FIXED: [ShaderId; 8] = [
+    pub const FIXED: [ShaderId; 9] = [
         ShaderId::FieldOps,
         ShaderId::CurveOps,
         ShaderId::FieldBench,
@@ -80,6 +82,7 @@ impl ShaderId {
         ShaderId::WalkerCombine,
         ShaderId::Reduce,
         ShaderId::Bases,
+        ShaderId::Table,
     ];
 
     /// Label for GPU objects and error messages.
@@ -94,6 +97,7 @@ impl ShaderId {
             ShaderId::WalkerCombine => "walker_combine",
             ShaderId::Reduce => "reduce",
             ShaderId::Bases => "bases",
+            ShaderId::Table => "table",
         }
     }
 
@@ -108,6 +112,7 @@ impl ShaderId {
             ShaderId::WalkerCombine => include_str!("../shaders/walker_combine.wgsl"),
             ShaderId::Reduce => include_str!("../shaders/reduce.wgsl"),
             ShaderId::Bases => include_str!("../shaders/bases.wgsl"),
+            ShaderId::Table => include_str!("../shaders/table.wgsl"),
         }
     }
 }

@@ -44,6 +44,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    table: crate::calls::TableArg,
+    #[command(flatten)]
     gpu: GpuArgs,
     #[command(flatten)]
     knobs: KnobArgs,
@@ -68,8 +70,9 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     let expected = cpu::msm_reference(&bases, &scalars).into_affine();
 
     let t = Instant::now();
-    let resident = ctx.upload_bases_blocking(&bases)?;
+    let mut resident = ctx.upload_bases_blocking(&bases)?;
     let base_upload_ms = t.elapsed().as_secs_f64() * 1e3;
+    let table = args.table.build(&ctx, &mut resident)?;
     if !args.json {
         eprintln!(
             "cold call: compiling the GPU pipelines (a first-run cost: seconds on a GPU, up to a minute on a CPU \
@@ -86,6 +89,8 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         after_logn: args.after.filter(|&l| l < args.logn),
         input_generation_s,
         base_upload_ms,
+        table_bits: table.map(|t| t.0),
+        table_build_ms: table.map(|t| t.1),
         cold_ms: t.elapsed().as_secs_f64() * 1e3,
         cold_correct: first.result.into_affine() == expected,
         compile: CompileSummary::of(&ctx.compile_log()),

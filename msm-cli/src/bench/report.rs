@@ -61,6 +61,9 @@ pub(super) struct Cold {
     pub after_logn: Option<u32>,
     pub input_generation_s: f64,
     pub base_upload_ms: f64,
+    /// `--table`: the table's window width and the time it took to build.
+    pub table_bits: Option<u32>,
+    pub table_build_ms: Option<f64>,
     pub cold_ms: f64,
     pub cold_correct: bool,
     /// Pipelines the first call compiled: count, summed and longest creation
@@ -224,6 +227,9 @@ impl Report {
         );
         println!("profile      {}", s.profile);
         println!("bases        uploaded once in {:.2} ms", c.base_upload_ms);
+        if let (Some(bits), Some(ms)) = (c.table_bits, c.table_build_ms) {
+            println!("table        of shifted bases, c = {bits}, built once in {ms:.2} ms");
+        }
         println!(
             "gpu memory   {:.1} MiB held by this context",
             self.gpu_memory_bytes as f64 / (1 << 20) as f64

@@ -4,6 +4,10 @@
 //! ([`from_bytes`]).
 
 mod from_bytes;
+mod table;
+
+#[allow(unused_imports)]
+pub use table::{auto_table_bits, table_bytes, table_part_points, table_windows, MAX_TABLE_BITS};
 
 use ark_bn254::G1Affine;
 use ark_ec::AffineRepr;
@@ -41,6 +45,8 @@ pub struct Bases {
     pub(crate) n: usize,
     pub(crate) parts: Vec<BasePart>,
     pub(crate) layout: msm_wgsl::FieldLayout,
+    /// The table of shifted copies, where one was built.
+    pub(crate) table: Option<table::Table>,
     /// Counts these buffers in the context's live memory while they exist.
     _live: LiveGuard,
 }
@@ -75,9 +81,18 @@ impl Bases {
         (n as u64 * BASE_BYTES).max(12)
     }
 
-    /// (first point, points) of each part.
-    pub(crate) fn part_ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.parts.iter().map(|p| (p.start, p.len))
+    /// The parts an MSM binds, with the id that keys their bind groups:
+    /// the table's where `table` (and a table exists), else the bases'.
+    pub(crate) fn job_parts(&self, table: bool) -> (u64, &[BasePart]) {
+        match &self.table {
+            Some(t) if table => (t.id, &t.parts),
+            _ => (self.id, &self.parts),
+        }
+    }
+
+    /// (first point, points) of each part an MSM binds (see [`Bases::job_parts`]).
+    pub(crate) fn part_ranges(&self, table: bool) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.job_parts(table).1.iter().map(|p| (p.start, p.len))
     }
 }
 
@@ -87,6 +102,7 @@ impl std::fmt::Debug for Bases {
             .field("n", &self.n)
             .field("parts", &self.parts.len())
             .field("layout", &self.layout)
+            .field("table_bits", &self.table_bits())
             .finish()
     }
 }
@@ -162,6 +178,7 @@ impl GpuContext {
             n,
             parts,
             layout: self.field_layout(),
+            table: None,
             _live: LiveGuard::new(&self.live_bases, bytes),
         }
     }

@@ -254,16 +254,22 @@ impl GpuContext {
         /// Checks that `n` more bases fit on the device beside the base sets this
         /// context holds, before anything is allocated.
         fn check_bases_fit(&self, n: usize) -> Result<(), MsmError> {
-            let resident = self.live_bases.bytes.load(Ordering::Relaxed);
-            let needed = resident.saturating_add(Bases::bytes_for(n));
-            match self.device_memory {
-                Some(available) if needed > available => Err(MsmError::OutOfMemory {
-                    what: format!("{n} bases (beside {resident} bytes of resident bases)"),
-                    needed,
-                    available: Some(available),
-                }),
-                _ => Ok(()),
-            }
+            self.check_bytes_fit(Bases::bytes_for(n), || format!("{n} bases"))
+        }
+    }
+
+    /// `bytes` more of resident data (named by `what`) fit beside the
+    /// resident bases, where the device says how much memory it has.
+    pub(crate) fn check_bytes_fit(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), MsmError> {
+        let resident = self.live_bases.bytes.load(Ordering::Relaxed);
+        let needed = resident.saturating_add(bytes);
+        match self.device_memory {
+            Some(available) if needed > available => Err(MsmError::OutOfMemory {
+                what: format!("{} (beside {resident} bytes of resident bases)", what()),
+                needed,
+                available: Some(available),
+            }),
+            _ => Ok(()),
         }
     }
 
@@ -271,8 +277,9 @@ impl GpuContext {
         /// The chunks, scratch, results and staging of an MSM of the first `n`
         /// of `bases` with `config` on this adapter (see [`msm_memory_on`]).
         fn msm_memory(&self, bases: &Bases, n: usize, config: &MsmConfig) -> Result<MsmMemory, MsmError> {
-            let parts: Vec<(usize, usize)> = bases.part_ranges().collect();
-            msm_memory_on(&self.bounds(), &parts, n, config)
+            let mut plans = CallPlans::new(config, self.bounds()).over(bases);
+            let parts: Vec<(usize, usize)> = bases.part_ranges(plans.table()).collect();
+            memory_of(&mut plans, &parts, n)
         }
     }
 
@@ -294,7 +301,7 @@ impl GpuContext {
         }
         let m = match joint {
             Some((vectors, group)) => joint_memory_of(plans, n, vectors, group)?,
-            None => memory_of(plans, &bases.part_ranges().collect::<Vec<_>>(), n)?,
+            None => memory_of(plans, &bases.part_ranges(plans.table()).collect::<Vec<_>>(), n)?,
         };
         let max_buffer = self.device.limits().max_buffer_size;
         if m.result_bytes > max_buffer {

@@ -67,6 +67,25 @@ pub fn entry_point(bases: &[G1Affine], entry: u32) -> G1Affine {
     }
 }
 
+/// CPU twin of a table of shifted bases (`table.wgsl`): window j holds
+/// 2^(c j) P for every base P, window major (identities stay identities).
+pub fn shifted_table(bases: &[G1Affine], c: u32) -> Vec<G1Affine> {
+    use ark_ec::CurveGroup;
+    let mut window: Vec<G1Projective> = bases.iter().map(|p| (*p).into()).collect();
+    let mut table = Vec::with_capacity(bases.len() * 255usize.div_ceil(c as usize));
+    for j in 0..255u32.div_ceil(c) {
+        if j > 0 {
+            for p in &mut window {
+                for _ in 0..c {
+                    p.double_in_place();
+                }
+            }
+        }
+        table.extend(G1Projective::normalize_batch(&window));
+    }
+    table
+}
+
 /// Horner over windows: Q = sum_j 2^(c j) W_j.
 pub fn combine_windows(window_sums: &[G1Projective], c: u32) -> G1Projective {
     let mut acc = G1Projective::zero();
@@ -113,13 +132,17 @@ mod tests {
     #[test]
     fn reference_twins_compose_to_arkworks() {
         for (align, tasks, vectors) in [(false, 21, 1), (true, 21, 1), (false, 2000, 1), (true, 2000, 3), (false, 64, 3)] {
-            twins_compose(align, tasks, vectors);
+            twins_compose(align, tasks, vectors, false);
+        }
+        // over a table of shifted bases: one row per vector
+        for (align, tasks, vectors) in [(false, 21, 1), (true, 64, 1), (false, 64, 3), (true, 2000, 2)] {
+            twins_compose(align, tasks, vectors, true);
         }
     }
 
     /// The twins on `vectors` vectors of 300 scalars over one set of bases
-    /// as one joint plan: each vector's rows give its own MSM.
-    fn twins_compose(align: bool, tasks: u32, vectors: u32) {
+    /// (or its table) as one joint plan: each vector's rows give its own MSM.
+    fn twins_compose(align: bool, tasks: u32, vectors: u32, table: bool) {
         let mut rng = ark_std::test_rng();
         let n = 300;
         let bases: Vec<G1Affine> = (0..n).map(|_| G1Projective::rand(&mut rng).into_affine()).collect();
@@ -136,18 +159,21 @@ mod tests {
             segments: 2,
             align,
             win_wg: 256,
+            table,
         };
         let words: Vec<Words> = scalars.iter().map(scalar_words).collect();
         let pre = preprocess(&plan, &words, &vec![false; n]);
-        let w = stream_walker(&plan, &bases, &pre.stream(), &pre.offsets);
+        let points = if table { shifted_table(&bases, c) } else { bases.clone() };
+        assert_eq!(points.len(), n * if table { 51 } else { 1 });
+        let w = stream_walker(&plan, &points, &pre.stream(), &pre.offsets);
         let mut buckets = vec![None; plan.total_buckets() as usize];
         for (b, p) in w.finals.iter().chain(walker_combine(&w).iter()) {
             assert!(buckets[*b as usize].is_none(), "bucket {b} written twice");
             buckets[*b as usize] = Some(*p);
         }
         let sums = window_sums(&plan, &buckets);
-        assert_eq!(sums.len(), (plan.windows * vectors) as usize);
-        for (v, rows) in sums.chunks(plan.windows as usize).enumerate() {
+        assert_eq!(sums.len(), (plan.rows_per_vector() * vectors) as usize);
+        for (v, rows) in sums.chunks(plan.rows_per_vector() as usize).enumerate() {
             let q = combine_windows(rows, c);
             let want = msm_reference(&bases, &scalars[v * n..(v + 1) * n]);
             assert_eq!(q.into_affine(), want.into_affine(), "vector {v} of {vectors}");

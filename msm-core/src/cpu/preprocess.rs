@@ -24,6 +24,9 @@ impl Preprocessed {
 
 /// `identity` flags the bases (`plan.vector_len()` of them); scalar i is
 /// vector i / vector_len's, of base i % vector_len (entries name the base).
+/// With a table (`plan.table`) the bases are its windows of `vector_len`
+/// points each: window j's entry names point j * vector_len + base, and a
+/// vector's windows share its one row.
 pub fn preprocess(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Preprocessed {
     let tb = plan.total_buckets() as usize;
     let len = plan.vector_len() as usize;
@@ -36,9 +39,12 @@ pub fn preprocess(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Preproce
         for j in 0..plan.windows {
             let d = window_digit(s, j, plan.c);
             if d != 0 {
-                let row = v as u32 * plan.windows + j;
+                let (row, entry) = match plan.table {
+                    true => (v as u32, j * len as u32 + base as u32),
+                    false => (v as u32 * plan.windows + j, base as u32),
+                };
                 let b = (row * plan.buckets + d.unsigned_abs() - 1) as usize;
-                bucket_entries[b].push(base as u32 | if d < 0 { SIGN_BIT } else { 0 });
+                bucket_entries[b].push(entry | if d < 0 { SIGN_BIT } else { 0 });
             }
         }
     }
@@ -65,12 +71,17 @@ pub fn preprocess(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Preproce
 pub fn bucket_counts(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Vec<u32> {
     let len = plan.vector_len() as usize;
     let count_row = |row: u32| {
-        let (v, j) = ((row / plan.windows) as usize, row % plan.windows);
+        let per = plan.rows_per_vector();
+        let v = (row / per) as usize;
+        // a row holds one window, or every window with a table
+        let windows = if plan.table { 0..plan.windows } else { row % per..row % per + 1 };
         let mut counts = vec![0u32; plan.buckets as usize];
-        for (s, &id) in scalars[v * len..(v + 1) * len].iter().zip(identity) {
-            let d = window_digit(s, j, plan.c);
-            if d != 0 && !id {
-                counts[d.unsigned_abs() as usize - 1] += 1;
+        for j in windows {
+            for (s, &id) in scalars[v * len..(v + 1) * len].iter().zip(identity) {
+                let d = window_digit(s, j, plan.c);
+                if d != 0 && !id {
+                    counts[d.unsigned_abs() as usize - 1] += 1;
+                }
             }
         }
         counts

@@ -116,6 +116,7 @@ mod tests {
                 segments,
                 align: false,
                 win_wg: 256,
+                table: false,
             };
             let all: Vec<Option<G1Affine>> = (0..3 * buckets)
                 .map(|i| (i % 3 != 1).then(|| G1Projective::rand(&mut rng).into_affine()))

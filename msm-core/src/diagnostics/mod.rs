@@ -108,6 +108,25 @@ impl GpuContext {
         Ok(out)
     }
 
+    /// The table of `bases` (`GpuContext::build_table`), part by part: x and
+    /// y of every window (window major, the part's length apart) and the
+    /// part's identity flags. Empty without a table.
+    pub async fn read_table(&self, bases: &crate::Bases) -> Result<Vec<BasePlanes>, MsmError> {
+        let mut out = Vec::new();
+        let Some(t) = &bases.table else {
+            return Ok(out);
+        };
+        let windows = crate::bases::table_windows(t.c) as usize;
+        for p in &t.parts {
+            out.push(BasePlanes {
+                x: self.read_words(&p.x, windows * p.len * 8).await?,
+                y: self.read_words(&p.y, windows * p.len * 8).await?,
+                flags: self.read_words(&p.flags, p.len).await?,
+            });
+        }
+        Ok(out)
+    }
+
     /// Runs `op` on each pair (`a[i]`, `b[i]`) of packed words (b is ignored by unary ops).
     pub async fn field_op(&self, op: FieldOp, a: &[Words], b: &[Words]) -> Result<Vec<Words>, MsmError> {
         self.run_elementwise(ShaderId::FieldOps, op as u32, a, b).await

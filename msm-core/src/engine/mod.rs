@@ -66,6 +66,11 @@ impl EngineBases {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// The window width of the GPU set's table, if one was built.
+    pub fn table_bits(&self) -> Option<u32> {
+        self.gpu.as_ref().and_then(Bases::table_bits)
+    }
 }
 
 /// One engine for every backend; see the module docs.
@@ -175,6 +180,24 @@ impl Engine {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn upload_bases_blocking(&self, points: &[G1Affine]) -> Result<EngineBases, MsmError> {
         pollster::block_on(self.upload_bases(points))
+    }
+
+    /// Builds the GPU set's table of shifted bases (see
+    /// [`GpuContext::build_table`]: every window into one row of buckets,
+    /// 0.70-0.91x the time from 2^16 to 2^22 points on an H200, at
+    /// ceil(255 / c) times the bases' GPU memory). Nothing to do for bases
+    /// only the CPU holds.
+    pub async fn build_table(&self, bases: &mut EngineBases, c: Option<u32>) -> Result<(), MsmError> {
+        match (&self.gpu, &mut bases.gpu) {
+            (Some(ctx), Some(set)) => ctx.build_table(set, c).await,
+            _ => Ok(()),
+        }
+    }
+
+    /// Blocking [`Engine::build_table`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn build_table_blocking(&self, bases: &mut EngineBases, c: Option<u32>) -> Result<(), MsmError> {
+        pollster::block_on(self.build_table(bases, c))
     }
 
     /// The MSM of the first `scalars.len()` bases with `scalars`.

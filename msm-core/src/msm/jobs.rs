@@ -10,11 +10,13 @@ use crate::error::MsmError;
 use crate::layout::MsmParams;
 use crate::plan::Plan;
 
-/// One job: points [offset, offset + len) of base part `part` for the
-/// batch's vectors `first..first + plan.vectors` (one, unless joint), with
-/// the call's plan number `entry`.
+/// One job: points [offset, offset + len) of base part `part` (of the
+/// bases, or of their table) for the batch's vectors `first..first +
+/// plan.vectors` (one, unless joint), with the call's plan number `entry`.
 pub(crate) struct Job<'a> {
     pub(crate) first: usize,
+    /// The id of the part's set (bases or table): keys its bind groups.
+    pub(crate) parts_id: u64,
     pub(crate) part_index: usize,
     pub(crate) part: &'a BasePart,
     pub(crate) offset: usize,
@@ -35,7 +37,18 @@ impl Job<'_> {
         MsmParams {
             base_offset: self.offset as u32,
             scalar_form: self.scalars[0].form(),
+            table_stride: self.table_stride(),
             ..MsmParams::from(&self.plan)
+        }
+    }
+
+    /// Points between a table's windows (the table part's length); 0
+    /// without a table.
+    pub(crate) fn table_stride(&self) -> u32 {
+        if self.plan.table {
+            self.part.len as u32
+        } else {
+            0
         }
     }
 }
@@ -60,7 +73,7 @@ pub(crate) fn joint_group(
     let joins = vectors.len() >= 2
         && len > 0
         && vectors.iter().all(|v| v.len() == len && v.form() == first.form())
-        && bases.parts.first().is_some_and(|p| p.start == 0 && p.len >= len);
+        && (bases.job_parts(plans.table()).1.first()).is_some_and(|p| p.start == 0 && p.len >= len);
     if !joins {
         return Ok(None);
     }
@@ -102,6 +115,7 @@ impl GpuContext {
         joint_group: Option<usize>,
     ) -> Result<Vec<Job<'a>>, MsmError> {
         let mut out = Vec::new();
+        let (parts_id, parts) = bases.job_parts(plans.table());
         if let Some(group) = joint_group {
             let len = vectors[0].len();
             for (k, chunk) in vectors.chunks(group).enumerate() {
@@ -109,8 +123,9 @@ impl GpuContext {
                 let entry = plans.index_joint(len, chunk.len())?;
                 out.push(Job {
                     first: k * group,
+                    parts_id,
                     part_index: 0,
-                    part: &bases.parts[0],
+                    part: &parts[0],
                     offset: 0,
                     scalars: chunk.to_vec(),
                     plan: plans.plans()[entry],
@@ -124,7 +139,7 @@ impl GpuContext {
                 continue;
             }
             let size = plans.chunk(scalars.len())?;
-            for (part_index, part) in bases.parts.iter().enumerate() {
+            for (part_index, part) in parts.iter().enumerate() {
                 // a prefix MSM stops at its last scalar
                 let part_len = part.len.min(scalars.len().saturating_sub(part.start));
                 let mut offset = 0;
@@ -134,6 +149,7 @@ impl GpuContext {
                     let entry = plans.index(len)?;
                     out.push(Job {
                         first: vector,
+                        parts_id,
                         part_index,
                         part,
                         offset,

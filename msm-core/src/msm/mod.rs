@@ -176,7 +176,7 @@ impl GpuContext {
         let longest = vectors.iter().map(Scalars::len).max().unwrap_or(0);
         // every plan of the call, derived once: the memory check, the chunks,
         // the pipelines and the scratch share them
-        let mut plans = CallPlans::new(config, self.bounds());
+        let mut plans = CallPlans::new(config, self.bounds()).over(bases);
         let group = jobs::joint_group(&mut plans, bases, vectors)?;
         self.check_msm(bases, longest, &mut plans, group.map(|g| (vectors.len(), g)))?;
         (self.run_batch(bases, vectors, plans, group).await)

@@ -10,6 +10,8 @@ use crate::plan::{AdapterBounds, Plan};
 pub(crate) struct CallPlans<'a> {
     config: &'a MsmConfig,
     bounds: AdapterBounds,
+    /// The window width of the bases' table the call uses, if it uses one.
+    table: Option<u32>,
     plans: Vec<Plan>,
 }
 
@@ -18,8 +20,25 @@ impl<'a> CallPlans<'a> {
         CallPlans {
             config,
             bounds,
+            table: None,
             plans: Vec::new(),
         }
+    }
+
+    /// The call's plans over `bases`: with their table where they have one,
+    /// the knob `bases_table` is on and `window_bits` is automatic or the
+    /// table's width.
+    pub(crate) fn over(mut self, bases: &crate::bases::Bases) -> Self {
+        let c = self.config.window_bits;
+        self.table = bases
+            .table_bits()
+            .filter(|&t| self.config.bases_table && c.is_none_or(|c| c == t));
+        self
+    }
+
+    /// Whether the call's plans run over the bases' table.
+    pub(crate) fn table(&self) -> bool {
+        self.table.is_some()
     }
 
     /// The index of the plan for `len` points, derived on first use.
@@ -33,7 +52,8 @@ impl<'a> CallPlans<'a> {
         if let Some(i) = self.plans.iter().position(same) {
             return Ok(i);
         }
-        self.plans.push(self.config.plan_joint(len, vectors, &self.bounds)?);
+        self.plans
+            .push(self.config.plan_with_table(len, vectors, self.table, &self.bounds)?);
         Ok(self.plans.len() - 1)
     }
 

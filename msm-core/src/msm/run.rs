@@ -46,7 +46,7 @@ pub(crate) struct BatchRun {
 /// Each vector's result from a job's row sums (a joint job's rows hold each
 /// vector's windows in turn); vectors on the pool's threads natively.
 fn combine_rows(sums: &[G1Projective], plan: &Plan) -> Vec<G1Projective> {
-    let rows = sums.chunks(plan.windows as usize);
+    let rows = sums.chunks(plan.rows_per_vector() as usize);
     // one vector: waking the pool costs more than its Horner step
     #[cfg(not(target_arch = "wasm32"))]
     if plan.vectors > 1 {
@@ -61,11 +61,17 @@ impl GpuContext {
     /// Writes a chunk's parameters and scalars into its scratch through the
     /// queue (wgpu stages them; the copies run at the next submission).
     pub(crate) fn upload_chunk(&self, s: &Scratch, scalars: Scalars<'_>, base_offset: usize) -> Result<(), MsmError> {
-        self.upload_job(s, &[scalars], base_offset)
+        let params = MsmParams {
+            base_offset: base_offset as u32,
+            scalar_form: scalars.form(),
+            ..MsmParams::from(&s.plan)
+        };
+        self.upload_job(s, &[scalars], &params)
     }
 
-    /// [`GpuContext::upload_chunk`] for a job's vectors, back to back.
-    pub(crate) fn upload_job(&self, s: &Scratch, vectors: &[Scalars<'_>], base_offset: usize) -> Result<(), MsmError> {
+    /// [`GpuContext::upload_chunk`] for a job's vectors, back to back, with
+    /// the job's parameters.
+    pub(crate) fn upload_job(&self, s: &Scratch, vectors: &[Scalars<'_>], params: &MsmParams) -> Result<(), MsmError> {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(size) = wgpu::BufferSize::new(vectors.iter().map(|v| v.len() as u64 * 32).sum()) {
             let mut view = self
@@ -87,12 +93,7 @@ impl GpuContext {
                 at += v.len() as u64 * 32;
             }
         }
-        let params = MsmParams {
-            base_offset: base_offset as u32,
-            scalar_form: vectors.first().map_or(crate::layout::SCALARS_CANONICAL, |v| v.form()),
-            ..MsmParams::from(&s.plan)
-        };
-        self.queue.write_buffer(s.buf(Buf::Params), 0, bytemuck::bytes_of(&params));
+        self.queue.write_buffer(s.buf(Buf::Params), 0, bytemuck::bytes_of(params));
         Ok(())
     }
 
@@ -131,7 +132,6 @@ impl GpuContext {
         let t0 = web_time::Instant::now();
         let recorded = if one_submission {
             self.submit_staged(
-                bases,
                 &jobs,
                 &pipelines,
                 (&results, &layout),
@@ -144,7 +144,6 @@ impl GpuContext {
             .map(|(timed, scopes, index)| (timed, Vec::new(), scopes, index))
         } else {
             self.submit_each(
-                bases,
                 &jobs,
                 &pipelines,
                 (&results, &layout),
@@ -214,7 +213,6 @@ impl GpuContext {
     #[allow(clippy::too_many_arguments)]
     async fn submit_staged(
         &self,
-        bases: &Bases,
         jobs: &[Job<'_>],
         pipelines: &[Option<PlanEntry>],
         results: (&wgpu::Buffer, &ResultLayout),
@@ -247,7 +245,6 @@ impl GpuContext {
         let mut record = || {
             self.record_jobs(
                 &mut enc,
-                bases,
                 jobs,
                 pipelines,
                 &mut scratch,
@@ -326,7 +323,6 @@ impl GpuContext {
     fn record_jobs(
         &self,
         enc: &mut wgpu::CommandEncoder,
-        bases: &Bases,
         jobs: &[Job<'_>],
         pipelines: &[Option<PlanEntry>],
         scratch: &mut [Option<Scratch>],
@@ -348,7 +344,7 @@ impl GpuContext {
                 0,
                 j.scalar_bytes(),
             );
-            let groups = self.bind_groups(s, bases.id, j.part_index, j.part).clone();
+            let groups = self.bind_groups(s, j.parts_id, j.part_index, j.part).clone();
             let queries = timing.then(|| self.timing_objects(s).clone());
             let labels = self.record(
                 enc,
@@ -369,7 +365,6 @@ impl GpuContext {
     #[allow(clippy::too_many_arguments)]
     async fn submit_each(
         &self,
-        bases: &Bases,
         jobs: &[Job<'_>],
         pipelines: &[Option<PlanEntry>],
         results: (&wgpu::Buffer, &ResultLayout),
@@ -385,13 +380,13 @@ impl GpuContext {
             let entry = pipelines[j.entry].as_ref().expect("compiled for its jobs");
             let mut s = self.take_scratch(&j.plan);
             let t = web_time::Instant::now();
-            if let Err(e) = self.upload_job(&s, &j.scalars, j.offset) {
+            if let Err(e) = self.upload_job(&s, &j.scalars, &j.params()) {
                 self.put_scratch(s);
                 return Err(e);
             }
             timings.upload_ms += t.elapsed().as_secs_f64() * 1e3;
             let t = web_time::Instant::now();
-            let groups = self.bind_groups(&mut s, bases.id, j.part_index, j.part).clone();
+            let groups = self.bind_groups(&mut s, j.parts_id, j.part_index, j.part).clone();
             let queries = timing.then(|| self.timing_objects(&mut s).clone());
             // Scopes around recording and submission (no await in between, so
             // concurrent MSMs cannot interleave scopes): a GPU error here

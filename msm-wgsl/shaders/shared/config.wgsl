@@ -12,7 +12,7 @@ struct MsmParams {
     n: u32,
     // window width c in bits
     c: u32,
-    // rows of buckets: windows * vectors
+    // rows of buckets: windows * vectors, or vectors with a table
     rows: u32,
     // buckets per row B = 2^(c - 1)
     buckets: u32,
@@ -30,7 +30,10 @@ struct MsmParams {
     windows: u32,
     // points per vector: scalar i is vector i / vector_len's, of base i % vector_len
     vector_len: u32,
-    _pad0: u32,
+    // 0: one row of buckets per (vector, window). Else the bases are a table
+    // whose windows lie this many points apart: window j's digit names point
+    // j * table_stride + base, and every window adds into the vector's row.
+    table_stride: u32,
 }
 
 // Scalars as little-endian words, any 256-bit value (preprocess reduces them mod r).

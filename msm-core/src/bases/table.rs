@@ -1,0 +1,246 @@
+//! A table of shifted bases (beside `msm-wgsl/shaders/table.wgsl`): for a
+//! window width c, T = ceil(255 / c) copies of the bases, copy j holding
+//! 2^(c j) P for every base P. An MSM over the table adds every window's
+//! digit into one row of buckets: reduce sums one row instead of T, and a
+//! wider window (fewer additions) no longer multiplies reduce's work by T.
+//! It costs T times the bases' memory, built once on the GPU.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytemuck::{Pod, Zeroable};
+use msm_wgsl::ShaderId;
+
+use super::{base_part_points, BasePart, Bases, BASE_BYTES};
+use crate::context::{GpuContext, LiveGuard};
+use crate::error::MsmError;
+
+/// Points per workgroup of `shift` (override `WG`).
+const WG: u32 = 64;
+
+/// The widest table window (the `window_bits` knob's range).
+pub const MAX_TABLE_BITS: u32 = 20;
+
+/// Twin of WGSL `TableParams` (uniform).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct TableParams {
+    n: u32,
+    stride: u32,
+    c: u32,
+    window: u32,
+}
+
+/// A base set's table: its window width, and parts of consecutive points
+/// (each part's planes hold its T windows, window major).
+pub(crate) struct Table {
+    /// Unique per table: keys the bind groups cached for its parts.
+    pub(crate) id: u64,
+    pub(crate) c: u32,
+    pub(crate) parts: Vec<BasePart>,
+    _live: LiveGuard,
+}
+
+/// Digit windows of a table of width `c`.
+pub fn table_windows(c: u32) -> u32 {
+    255u32.div_ceil(c)
+}
+
+/// GPU bytes of a table of `n` points at width `c`.
+pub fn table_bytes(n: usize, c: u32) -> u64 {
+    n as u64 * (table_windows(c) as u64 * (BASE_BYTES - 4) + 4)
+}
+
+/// The most points one table part holds: its T windows of a coordinate
+/// plane fit one binding and one buffer (a power of two, as base parts).
+pub fn table_part_points(c: u32, binding: u64, buffer: u64) -> usize {
+    let t = table_windows(c) as u64;
+    base_part_points(binding / t, buffer / t)
+}
+
+/// The window width of a table built for MSMs of `n` points when none is
+/// asked: log2(n) in 8..=17 up to 2^20 points, 20 above, stepping down
+/// while the top window would hold fewer than 4 scalar bits (its digits
+/// would crowd a few buckets of the one row). On the H200 (ABBA against the
+/// plain bases, docs/benchmarks.md): 2^16 c = 16 0.75x, 2^17 c = 17 0.70x,
+/// 2^18 c = 17 0.91x, 2^20 c = 17 0.91x, 2^22 c = 20 0.88x; c = 18
+/// (2 top bits) lost 1.1-1.3x.
+pub fn auto_table_bits(n: usize) -> u32 {
+    let log = usize::BITS - n.max(1).leading_zeros() - 1;
+    let mut c = if log > 20 { MAX_TABLE_BITS } else { log.clamp(8, 17) };
+    while c > 4 && crate::plan::top_window_bits(c) < 4 {
+        c -= 1;
+    }
+    c
+}
+
+impl Bases {
+    /// The window width of the table built for these bases, if any.
+    pub fn table_bits(&self) -> Option<u32> {
+        self.table.as_ref().map(|t| t.c)
+    }
+
+    /// Drops the table (its memory returns to the device).
+    pub fn drop_table(&mut self) {
+        self.table = None;
+    }
+}
+
+impl GpuContext {
+    /// Builds the table of shifted bases for window width `c` (2..=20;
+    /// `None`: chosen from the set's length, see `auto_table_bits`), replacing any
+    /// table the set had. MSMs over the set then use it while the knob
+    /// `bases_table` is on and `window_bits` is automatic or `c`. Costs
+    /// ceil(255 / c) times the bases' memory ([`table_bytes`]).
+    pub async fn build_table(&self, bases: &mut Bases, c: Option<u32>) -> Result<(), MsmError> {
+        self.build_table_in_parts(bases, c, usize::MAX).await
+    }
+
+    /// Blocking [`GpuContext::build_table`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn build_table_blocking(&self, bases: &mut Bases, c: Option<u32>) -> Result<(), MsmError> {
+        pollster::block_on(self.build_table(bases, c))
+    }
+
+    diagnostics_pub! {
+        /// [`GpuContext::build_table`] with at most `part_points` points a table
+        /// part (clamped to what one binding holds): small parts exercise the
+        /// split on small inputs.
+        async fn build_table_in_parts(&self, bases: &mut Bases, c: Option<u32>, part_points: usize) -> Result<(), MsmError> {
+            if bases.context != self.id {
+                return Err(MsmError::ForeignBases);
+            }
+            let c = c.unwrap_or_else(|| auto_table_bits(bases.n));
+            if !(2..=MAX_TABLE_BITS).contains(&c) {
+                return Err(MsmError::invalid_config(
+                    "window_bits",
+                    format!("a table of window width {c}: 2..={MAX_TABLE_BITS} are supported"),
+                ));
+            }
+            self.check_lost()?;
+            bases.table = None;
+            let needed = table_bytes(bases.n, c);
+            self.check_bytes_fit(needed, || format!("a table of {} bases at c = {c}", bases.n))?;
+            let pipeline = self.pipeline(ShaderId::Table, "shift", &[("WG", WG as f64)], None).await?;
+            let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let limits = self.device.limits();
+            let most = table_part_points(c, limits.max_storage_buffer_binding_size, limits.max_buffer_size);
+            let per_part = part_points.clamp(1, most);
+            let mut parts = Vec::new();
+            for base in &bases.parts {
+                let mut at = 0;
+                // an empty part still gets one (minimal) table part
+                loop {
+                    let len = per_part.min(base.len - at);
+                    parts.push(self.table_part(base, at, len, c, &pipeline));
+                    at += len;
+                    if at >= base.len {
+                        break;
+                    }
+                }
+            }
+            // one word read back: every dispatch before it has finished
+            let done = self.create_buffer("table.done", 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
+            self.read_words(&done, 1).await?;
+            if let Some(e) = oom.pop().await {
+                return Err(MsmError::OutOfMemory {
+                    what: format!("a table of {} bases at c = {c} (the driver refused: {e})", bases.n),
+                    needed,
+                    available: self.device_memory(),
+                });
+            }
+            self.check_device_error()?;
+            static NEXT_ID: AtomicU64 = AtomicU64::new(1 << 48);
+            bases.table = Some(Table {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                c,
+                parts,
+                _live: LiveGuard::new(&self.live_bases, needed),
+            });
+            Ok(())
+        }
+    }
+
+    /// Points `[at, at + len)` of base part `base` as a table part: window 0
+    /// and the flags copied from the part, then one dispatch per window.
+    fn table_part(&self, base: &BasePart, at: usize, len: usize, c: u32, pipeline: &wgpu::ComputePipeline) -> BasePart {
+        let windows = table_windows(c) as u64;
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        let plane = (windows * len as u64 * 32).max(32);
+        let part = BasePart {
+            start: base.start + at,
+            len,
+            x: self.create_buffer("table.x", plane, usage),
+            y: self.create_buffer("table.y", plane, usage),
+            flags: self.create_buffer("table.flags", (len as u64 * 4).max(4), usage),
+        };
+        if len == 0 {
+            return part;
+        }
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("table") });
+        let (from, bytes) = (at as u64 * 32, len as u64 * 32);
+        enc.copy_buffer_to_buffer(&base.x, from, &part.x, 0, bytes);
+        enc.copy_buffer_to_buffer(&base.y, from, &part.y, 0, bytes);
+        enc.copy_buffer_to_buffer(&base.flags, at as u64 * 4, &part.flags, 0, len as u64 * 4);
+        let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
+        let groups = self.grid((len as u32).div_ceil(WG));
+        for window in 1..windows as u32 {
+            // a uniform per window: the dispatches share one encoder
+            let params = self.create_buffer("table.params", std::mem::size_of::<TableParams>() as u64, usage);
+            let p = TableParams {
+                n: len as u32,
+                stride: len as u32,
+                c,
+                window,
+            };
+            self.queue.write_buffer(&params, 0, bytemuck::bytes_of(&p));
+            let buffers = [&params, &part.x, &part.y, &part.flags];
+            self.dispatch(&mut enc, "table.shift", pipeline, &buffers, groups, None);
+        }
+        self.queue.submit([enc.finish()]);
+        part
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Automatic widths follow the measured choices and never leave a thin
+    /// top window.
+    #[test]
+    fn automatic_widths() {
+        for (log, c) in [
+            (16, 16),
+            (17, 17),
+            (18, 17),
+            (20, 17),
+            (21, 20),
+            (22, 20),
+            (24, 20),
+            (12, 10),
+        ] {
+            assert_eq!(auto_table_bits(1 << log), c, "2^{log}");
+        }
+        for log in 0..=26 {
+            let c = auto_table_bits(1 << log);
+            assert!(
+                (4..=MAX_TABLE_BITS).contains(&c) && crate::plan::top_window_bits(c) >= 4,
+                "2^{log}: {c}"
+            );
+        }
+    }
+
+    /// A table part's windows fit one binding: 13 windows of 2^22 points on
+    /// the H200's 2 GiB bindings.
+    #[test]
+    fn parts_fit_the_bindings() {
+        assert_eq!(table_part_points(20, (1 << 31) - 1, 4 << 30), 1 << 22);
+        for c in 2..=MAX_TABLE_BITS {
+            let p = table_part_points(c, 128 << 20, 1 << 30) as u64;
+            assert!(p * table_windows(c) as u64 * 32 <= 128 << 20, "c = {c}");
+        }
+        assert_eq!(table_bytes(10, 20), 10 * (13 * 64 + 4));
+    }
+}
