@@ -10,6 +10,7 @@
 //   node bench.mjs [--sizes 16,17,20] [--reps 10] [--seed 1]
 //                  [--inputs DIR]   # DIR/<logn>/{bases,scalars,expect}.bin from msm-cli gen / msm
 //                  [--limits adapter|default] [--knob name=value]... [--json FILE]
+//                  [--table C|auto]  # uploadBases(bytes, { tableBits }): a table of shifted bases
 //                  [--dawn "backend=vulkan disable-dawn-features=..."]
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -25,6 +26,7 @@ const { values: args } = parseArgs({
     limits: { type: "string", default: "adapter" },
     knob: { type: "string", multiple: true, default: [] },
     json: { type: "string" },
+    table: { type: "string" },
     dawn: { type: "string", default: "backend=vulkan disable-dawn-features=timestamp_quantization" },
   },
 });
@@ -58,7 +60,8 @@ for (const logn of args.sizes.split(",").map(Number)) {
   const n = 1 << logn;
   const inputs = inputsFor(logn);
   let t = now();
-  const bases = await ctx.uploadBases(inputs.bases);
+  const tableBits = args.table && (args.table === "auto" ? "auto" : Number(args.table));
+  const bases = await ctx.uploadBases(inputs.bases, tableBits ? { tableBits } : undefined);
   const uploadBasesMs = now() - t;
   const options = { ...knobs, timing: adapter.timestamps };
   t = now();
@@ -100,7 +103,7 @@ for (const logn of args.sizes.split(",").map(Number)) {
   const row = {
     logn, n, inputs: inputs.from, adapter: adapter.name, adapterClass: adapter.adapterClass,
     fieldLayout: adapter.fieldLayout, limits: args.limits, knobs, windowBits: cold.windowBits,
-    uploadBasesMs, coldMs, warm: warmStats, warmTimed: timedStats,
+    uploadBasesMs, tableBits: bases.tableBits ?? null, coldMs, warm: warmStats, warmTimed: timedStats,
     gpuPassMs: Object.fromEntries(passes().map((p, k) => [p, pass[k]])),
     gpuKernelMs, gpuSumMs: gpuSum, hostMs: timedStats.median - gpuSum, host, check,
   };

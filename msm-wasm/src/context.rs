@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::encoding::{self, body_start};
 use crate::js::{from_js, js_error, to_js};
-use crate::options::{ContextOptions, MsmOptions};
+use crate::options::{BasesOptions, ContextOptions, MsmOptions};
 use crate::result::MsmResult;
 
 /// A WebGPU device with the MSM pipelines compiled on first use and cached.
@@ -121,24 +121,36 @@ impl MsmContext {
     /// The GPU converts and checks every point; the promise rejects naming
     /// the first point that is not on the curve or not in the one encoding
     /// arkworks writes.
+    /// `options.tableBits` also builds the set's table of shifted bases
+    /// (every window into one row of buckets: faster MSMs for ceil(255 / c)
+    /// times the bases' GPU memory).
     #[wasm_bindgen(js_name = uploadBases, unchecked_return_type = "Promise<Bases>")]
-    pub fn upload_bases(&self, #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue) -> js_sys::Promise {
-        self.upload(bytes, BaseFormat::Arkworks, "bases")
+    pub fn upload_bases(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "BasesOptions")] options: JsValue,
+    ) -> js_sys::Promise {
+        self.upload(bytes, options, BaseFormat::Arkworks, "bases")
     }
 
     /// Uploads bases given as raw little-endian coordinates (x then y, 32
-    /// bytes each; the identity as 64 zero bytes), once.
+    /// bytes each; the identity as 64 zero bytes), once; `options` as for
+    /// `uploadBases`.
     #[wasm_bindgen(js_name = uploadBasesRaw, unchecked_return_type = "Promise<Bases>")]
     pub fn upload_bases_raw(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "BasesOptions")] options: JsValue,
     ) -> js_sys::Promise {
-        self.upload(bytes, BaseFormat::Raw, "raw bases")
+        self.upload(bytes, options, BaseFormat::Raw, "raw bases")
     }
 
-    fn upload(&self, bytes: JsValue, format: BaseFormat, what: &'static str) -> js_sys::Promise {
+    fn upload(&self, bytes: JsValue, options: JsValue, format: BaseFormat, what: &'static str) -> js_sys::Promise {
         let ctx = self.ctx.clone();
+        let table = from_js::<BasesOptions>(options, "BasesOptions")
+            .and_then(|o| o.table().map_err(|e| js_error(format!("BasesOptions: {e}"))));
         wasm_bindgen_futures::future_to_promise(async move {
+            let table = table.map_err(JsValue::from)?;
             let array = typed_array(bytes, what)?;
             let all = HostBytes::js(&array);
             let start = match format {
@@ -146,13 +158,16 @@ impl MsmContext {
                 BaseFormat::Raw => Ok(0),
             }
             .map_err(js_error)?;
-            let inner = ctx
+            let mut inner = ctx
                 .upload_bases_bytes(all.range(start..all.len()), format)
                 .await
                 .map_err(|e| match e {
                     MsmError::InvalidBase { index, defect } => js_error(encoding::base_error(what, index, defect)),
                     e => js_error(format!("{what}: {e}")),
                 })?;
+            if let Some(c) = table {
+                (ctx.build_table(&mut inner, c).await).map_err(|e| js_error(format!("{what}: the table: {e}")))?;
+            }
             Ok(Bases { inner: Rc::new(inner) }.into())
         })
     }
@@ -299,5 +314,12 @@ impl Bases {
     #[wasm_bindgen(getter)]
     pub fn length(&self) -> usize {
         self.inner.len()
+    }
+
+    /// The window width of the set's table of shifted bases (undefined
+    /// without one).
+    #[wasm_bindgen(getter, js_name = tableBits)]
+    pub fn table_bits(&self) -> Option<u32> {
+        self.inner.table_bits()
     }
 }

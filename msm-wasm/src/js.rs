@@ -29,6 +29,14 @@ export interface ContextOptions {
   config?: MsmOptions;
 }
 
+export interface BasesOptions {
+  /** Also build the set's table of shifted bases for this window width
+   * (2..=20, or "auto" from the set's length): every window then adds into
+   * one row of buckets, at ceil(255 / c) times the bases' GPU memory.
+   * Omitted: no table. */
+  tableBits?: number | "auto";
+}
+
 export interface AdversarialInput {
   /** The input class, e.g. "P and -P". */
   what: string;

@@ -46,6 +46,31 @@ pub struct ContextOptions {
     pub config: Option<MsmOptions>,
 }
 
+/// `BasesOptions` in TypeScript.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BasesOptions {
+    /// Build the set's table of shifted bases for this window width (2..=20,
+    /// or "auto"); omitted: no table.
+    #[serde(default)]
+    pub table_bits: Option<Value>,
+}
+
+impl BasesOptions {
+    /// `None`: no table; `Some(None)`: the automatic width; `Some(Some(c))`.
+    pub fn table(&self) -> Result<Option<Option<u32>>, String> {
+        match &self.table_bits {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s == "auto" => Ok(Some(None)),
+            Some(Value::Number(n)) => match n.as_u64().and_then(|c| u32::try_from(c).ok()) {
+                Some(c) => Ok(Some(Some(c))),
+                None => Err(format!("tableBits: {n} is not a window width (2..=20)")),
+            },
+            Some(other) => Err(format!("tableBits: expected a number or \"auto\", got {other}")),
+        }
+    }
+}
+
 impl MsmOptions {
     /// `base` with every knob this object sets replaced.
     pub fn apply(&self, base: &MsmConfig) -> Result<MsmConfig, String> {
@@ -161,6 +186,21 @@ mod tests {
             MsmOptions::from_config(&want).apply(&MsmConfig::default()).unwrap(),
             want
         );
+    }
+
+    #[test]
+    fn table_options() {
+        let table = |json: &str| {
+            serde_json::from_str::<BasesOptions>(json)
+                .map_err(|e| e.to_string())?
+                .table()
+        };
+        assert_eq!(table("{}"), Ok(None));
+        assert_eq!(table(r#"{"tableBits": 16}"#), Ok(Some(Some(16))));
+        assert_eq!(table(r#"{"tableBits": "auto"}"#), Ok(Some(None)));
+        assert!(table(r#"{"tableBits": "wide"}"#).unwrap_err().contains("tableBits"));
+        assert!(table(r#"{"tableBits": -1}"#).unwrap_err().contains("tableBits"));
+        assert!(table(r#"{"table": 16}"#).unwrap_err().contains("unknown field"));
     }
 
     #[test]

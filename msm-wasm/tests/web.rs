@@ -6,7 +6,7 @@
 mod common;
 
 use ark_bn254::{Fr, G1Affine};
-use common::{context, error_message, js, run, upload, upload_raw};
+use common::{context, error_message, js, run, upload, upload_raw, upload_with};
 use msm_wasm::encoding::{points_arkworks, scalars_bytes};
 use msm_wasm::{cpu_msm, MsmContext, SampleInputs};
 use wasm_bindgen::JsValue;
@@ -168,6 +168,30 @@ async fn words_above_r_are_taken_mod_r() {
     check(&ctx, &inputs.bases(), &s, r#"{"windowBits": 5}"#, "words above r").await;
 }
 
+/// `uploadBases(bytes, { tableBits })` builds the table of shifted bases;
+/// MSMs over it (whole and prefix) equal arkworks; a bad width is refused.
+#[wasm_bindgen_test]
+async fn tables_match_arkworks() {
+    let ctx = context().await;
+    let inputs = SampleInputs::new(300, 9).unwrap();
+    let (b, s) = (inputs.bases(), inputs.scalars());
+    for options in [r#"{"tableBits": 9}"#, r#"{"tableBits": "auto"}"#] {
+        let bases = upload_with(&ctx, &b, options).await.unwrap();
+        assert!(bases.table_bits().is_some(), "{options}");
+        let got = run(&ctx, &bases, &s, JsValue::UNDEFINED).await.unwrap();
+        assert_eq!(got.point(), cpu_msm(&b, &s).unwrap(), "{options}");
+        let prefix = run(&ctx, &bases, &s[..100 * 32], JsValue::UNDEFINED).await.unwrap();
+        assert_eq!(
+            prefix.point(),
+            cpu_msm(&b[..100 * 64], &s[..100 * 32]).unwrap(),
+            "{options}, prefix"
+        );
+    }
+    assert_eq!(upload(&ctx, &b).await.unwrap().table_bits(), None);
+    let e = upload_with(&ctx, &b, r#"{"tableBits": 40}"#).await.err().unwrap();
+    assert!(e.contains("window_bits"), "{e}");
+}
+
 #[wasm_bindgen_test]
 async fn raw_coordinates_match_arkworks() {
     let ctx = context().await;
@@ -213,7 +237,10 @@ async fn mistakes_are_js_exceptions() {
     bad_point[127] ^= 0x80;
     let e = upload(&ctx, &bad_point).await.err().unwrap();
     assert!(e.starts_with("bases: point 1 is refused: its sign flag"), "{e}");
-    let not_an_array = JsFuture::from(ctx.upload_bases(js("[1, 2]"))).await.err().unwrap();
+    let not_an_array = JsFuture::from(ctx.upload_bases(js("[1, 2]"), JsValue::UNDEFINED))
+        .await
+        .err()
+        .unwrap();
     assert!(common::message(not_an_array).contains("expected a Uint8Array"));
     let e = run(&ctx, &bases, &b[..33], JsValue::UNDEFINED).await.err().unwrap();
     assert!(e.contains("not a whole number of 32-byte"), "{e}");

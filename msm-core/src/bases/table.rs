@@ -58,15 +58,15 @@ pub fn table_part_points(c: u32, binding: u64, buffer: u64) -> usize {
 }
 
 /// The window width of a table built for MSMs of `n` points when none is
-/// asked: log2(n) in 8..=17 up to 2^20 points, 20 above, stepping down
-/// while the top window would hold fewer than 4 scalar bits (its digits
-/// would crowd a few buckets of the one row). On the H200 (ABBA against the
-/// plain bases, docs/benchmarks.md): 2^16 c = 16 0.75x, 2^17 c = 17 0.70x,
-/// 2^18 c = 17 0.91x, 2^20 c = 17 0.91x, 2^22 c = 20 0.88x; c = 18
-/// (2 top bits) lost 1.1-1.3x.
+/// asked: log2(n) in 8..=17 below 2^20 points, 20 from there, stepping
+/// down while the top window would hold fewer than 4 scalar bits (its
+/// digits would crowd a few buckets of the one row). On the H200 (ABBA
+/// against the plain bases, docs/benchmarks.md): 2^16 c = 16 0.75x, 2^17
+/// c = 17 0.70x, 2^18 c = 17 0.91x, 2^20 c = 20 0.91x (13x20: 0.90x, where
+/// c = 17 ties), 2^22 c = 20 0.88x; c = 18 (2 top bits) lost 1.1-1.3x.
 pub fn auto_table_bits(n: usize) -> u32 {
     let log = usize::BITS - n.max(1).leading_zeros() - 1;
-    let mut c = if log > 20 { MAX_TABLE_BITS } else { log.clamp(8, 17) };
+    let mut c = if log >= 20 { MAX_TABLE_BITS } else { log.clamp(8, 17) };
     while c > 4 && crate::plan::top_window_bits(c) < 4 {
         c -= 1;
     }
@@ -215,8 +215,8 @@ mod tests {
             (16, 16),
             (17, 17),
             (18, 17),
-            (20, 17),
-            (21, 20),
+            (19, 17),
+            (20, 20),
             (22, 20),
             (24, 20),
             (12, 10),

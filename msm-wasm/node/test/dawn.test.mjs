@@ -101,6 +101,21 @@ test("a batch equals single MSMs and arkworks", async () => {
   await rejects(ctx.msmBatch(bases, [inputs.scalars, [1, 2]]), /scalar vector 1: expected a Uint8Array/);
 });
 
+test("a table of shifted bases matches arkworks", async () => {
+  const inputs = new SampleInputs(300, 23n);
+  for (const tableBits of [9, "auto"]) {
+    const bases = await ctx.uploadBases(inputs.bases, { tableBits });
+    assert.ok(bases.tableBits >= 2, `${tableBits}`);
+    const got = await ctx.msm(bases, inputs.scalars);
+    assert.ok(equal(got.point, cpuMsm(inputs.bases, inputs.scalars)), `tableBits ${tableBits}`);
+    const [a, b] = await ctx.msmBatch(bases, [inputs.scalars, inputs.scalars.slice(0, 100 * 32)]);
+    assert.ok(equal(a.point, got.point) && equal(b.point, cpuMsm(inputs.bases.slice(0, 100 * 64), inputs.scalars.slice(0, 100 * 32))));
+  }
+  assert.equal((await ctx.uploadBases(inputs.bases)).tableBits, undefined);
+  await rejects(ctx.uploadBases(inputs.bases, { tableBits: 30 }), /window_bits/);
+  await rejects(ctx.uploadBases(inputs.bases, { table: 9 }), /BasesOptions: unknown field/);
+});
+
 test("raw coordinates match arkworks", async () => {
   const inputs = new SampleInputs(77, 5n);
   const bases = await ctx.uploadBasesRaw(inputs.basesRaw);

@@ -52,12 +52,18 @@ pub async fn run(ctx: &MsmContext, bases: &Bases, scalars: &[u8], options: JsVal
 
 /// `uploadBases` as JS calls it: arkworks bytes in a `Uint8Array`.
 pub async fn upload(ctx: &MsmContext, bytes: &[u8]) -> Result<Bases, String> {
-    bases_of(JsFuture::from(ctx.upload_bases(js_sys::Uint8Array::from(bytes).into())).await)
+    bases_of(JsFuture::from(ctx.upload_bases(js_sys::Uint8Array::from(bytes).into(), JsValue::UNDEFINED)).await)
+}
+
+/// `uploadBases(bytes, options)` as JS calls it, with `options` as JSON.
+pub async fn upload_with(ctx: &MsmContext, bytes: &[u8], options: &str) -> Result<Bases, String> {
+    let options = js_sys::JSON::parse(options).expect("JSON");
+    bases_of(JsFuture::from(ctx.upload_bases(js_sys::Uint8Array::from(bytes).into(), options)).await)
 }
 
 /// `uploadBasesRaw` as JS calls it.
 pub async fn upload_raw(ctx: &MsmContext, bytes: &[u8]) -> Result<Bases, String> {
-    bases_of(JsFuture::from(ctx.upload_bases_raw(js_sys::Uint8Array::from(bytes).into())).await)
+    bases_of(JsFuture::from(ctx.upload_bases_raw(js_sys::Uint8Array::from(bytes).into(), JsValue::UNDEFINED)).await)
 }
 
 fn bases_of(settled: Result<JsValue, JsValue>) -> Result<Bases, String> {
