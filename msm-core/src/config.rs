@@ -114,6 +114,16 @@ crate::knobs::table::knob_table! {
     joint_points: u32 = 1 << 22;
         camel "jointPoints", alias "joint", ts "number", values "a count; 0 turns joint batches off",
         shader false, range 0..=u32::MAX;
+    /// reduce's last step (each row's group sums into its window sum) runs
+    /// on the host for plans with at most this many group sums (rows x
+    /// groups): a short readback and two additions a group instead of the
+    /// `windows` kernel (0.25-1 ms of dependent additions). 0 (default):
+    /// always on the GPU. On the H200 the host's decoding ate the GPU's
+    /// saving (ABBA at 4096: 0.96-0.97x on 13x20, 0.99x over a table,
+    /// 1.01-1.04x on 32x8-int64; docs/benchmarks.md).
+    host_windows_max: u32 = 0;
+        camel "hostWindowsMax", alias "hostwin", ts "number", values "a count of group sums; 0 keeps the step on the GPU",
+        shader false, range 0..=u32::MAX;
     /// Use the bases' table of shifted copies where they have one
     /// (`GpuContext::build_table`) and `window_bits` is automatic or the
     /// table's: every window adds into one row of buckets. false: the

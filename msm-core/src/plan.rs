@@ -116,6 +116,9 @@ pub struct Plan {
     /// The bases are a table of shifted copies (`GpuContext::build_table`):
     /// every window of a vector adds into one row of buckets.
     pub table: bool,
+    /// reduce stops at the group sums and the host folds each row's
+    /// (`host_windows_max`): no `windows` kernel.
+    pub host_windows: bool,
 }
 
 impl Plan {
@@ -282,6 +285,7 @@ impl MsmConfig {
             align,
             win_wg: win_wg.min(groups.next_power_of_two()),
             table: table.is_some(),
+            host_windows: rows as u64 * groups as u64 <= self.host_windows_max as u64,
         };
         self.check_plan_fits(&plan, bounds)?;
         Ok(plan)

@@ -99,3 +99,46 @@ fn prefix_msms_use_the_first_bases() {
         assert!(e.contains("1201 scalars for 1200 bases"), "{e}");
     }
 }
+
+/// reduce's last step on the GPU (the default) and on the host
+/// (`host_windows_max`) give arkworks' answer, on adversarial inputs, with
+/// several groups a row (short segments) and over a table; the plan says
+/// which ran.
+#[test]
+fn windows_step_on_host_and_gpu_agree() {
+    let ctx = fastest_ctx();
+    let host = MsmConfig {
+        host_windows_max: 4096,
+        ..Default::default()
+    };
+    let short = MsmConfig {
+        reduce_segment: Some(1),
+        window_bits: Some(12),
+        ..host.clone()
+    };
+    for (what, bases, scalars) in msm_core::sample::adversarial(700, 31) {
+        let mut resident = ctx.upload_bases_blocking(&bases).unwrap();
+        let want = cpu::msm_reference(&bases, &scalars).into_affine();
+        for table in [false, true] {
+            if table {
+                ctx.build_table_blocking(&mut resident, Some(8)).unwrap();
+            }
+            for (name, config, host) in [
+                ("default", MsmConfig::default(), false),
+                ("host", host.clone(), true),
+                ("short segments", short.clone(), true),
+            ] {
+                let run = ctx.msm_blocking_with(&resident, &scalars, &config).unwrap();
+                let plan = run.plan.unwrap();
+                assert_eq!(plan.host_windows, host, "{what} {name} table {table}");
+                if name == "short segments" && !table {
+                    assert!(
+                        msm_core::passes::reduce::groups_per_window(&plan) > 1,
+                        "{what}: several groups a row"
+                    );
+                }
+                assert_eq!(run.result.into_affine(), want, "{what} {name} table {table}");
+            }
+        }
+    }
+}

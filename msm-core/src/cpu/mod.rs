@@ -160,6 +160,7 @@ mod tests {
             align,
             win_wg: 256,
             table,
+            host_windows: false,
         };
         let words: Vec<Words> = scalars.iter().map(scalar_words).collect();
         let pre = preprocess(&plan, &words, &vec![false; n]);

@@ -8,7 +8,7 @@
 //! - `windows`: W_j = sum_x E_x + WG sum_x x V_x = sum_k k B_{j,k}.
 
 use ark_bn254::{Fr, G1Affine, G1Projective};
-use ark_ff::Zero;
+use ark_ff::{AdditiveGroup, Zero};
 
 use crate::passes::reduce::WG;
 use crate::plan::Plan;
@@ -56,19 +56,38 @@ pub fn reduce_stages(plan: &Plan, buckets: &[Option<G1Affine>]) -> ReduceStages 
             groups.push([e, v]);
         }
     }
-    let windows = groups
-        .chunks(per_window.max(1))
-        .map(|window| {
-            window.iter().enumerate().fold(G1Projective::zero(), |w, (x, [e, v])| {
-                w + e + *v * Fr::from(x as u64 * WG as u64)
-            })
-        })
-        .collect();
+    let windows = windows_from_groups(&groups, per_window);
     ReduceStages {
         segments,
         groups,
         windows,
     }
+}
+
+/// The `windows` kernel's step, where the host runs it (`host_windows`):
+/// each row's W = sum_x E_x + WG sum_x x V_x from its `per_row` (E, V)
+/// group sums, the weights by suffix sums (two additions a group, then
+/// log2(WG) doublings).
+pub fn windows_from_groups(groups: &[[G1Projective; 2]], per_row: usize) -> Vec<G1Projective> {
+    let fold = |row: &[[G1Projective; 2]]| {
+        let (mut suffix, mut weighted) = (G1Projective::zero(), G1Projective::zero());
+        for [_, v] in row.iter().skip(1).rev() {
+            suffix += v;
+            weighted += suffix;
+        }
+        for _ in 0..WG.trailing_zeros() {
+            weighted.double_in_place();
+        }
+        row.iter().fold(weighted, |w, [e, _]| w + e)
+    };
+    let rows = groups.chunks(per_row.max(1));
+    #[cfg(not(target_arch = "wasm32"))]
+    if groups.len() > 256 {
+        use rayon::prelude::*;
+        let rows: Vec<_> = rows.collect();
+        return rows.into_par_iter().map(fold).collect();
+    }
+    rows.map(fold).collect()
 }
 
 /// Window sums W_j = sum_k k B_{j,k} (the reduce pass's result), by the
@@ -117,6 +136,7 @@ mod tests {
                 align: false,
                 win_wg: 256,
                 table: false,
+                host_windows: false,
             };
             let all: Vec<Option<G1Affine>> = (0..3 * buckets)
                 .map(|i| (i % 3 != 1).then(|| G1Projective::rand(&mut rng).into_affine()))

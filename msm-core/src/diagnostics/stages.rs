@@ -87,7 +87,11 @@ impl GpuContext {
         }
         self.check_stage_inputs(bases, scalars)?;
         let part = single_part(bases)?;
-        let plan = self.plan(scalars.len(), config)?;
+        // every GPU kernel, the windows step too (each stage is compared)
+        let plan = Plan {
+            host_windows: false,
+            ..self.plan(scalars.len(), config)?
+        };
         let pipes = self.pass_pipelines(config, &plan, &Pass::ALL[..passes]).await?;
         let mut s = self.take_scratch(&plan);
         self.upload_chunk(&s, Scalars::Fr(scalars), 0)?;
@@ -125,7 +129,10 @@ impl GpuContext {
         let len = scalars.len() / vectors;
         self.check_stage_inputs(bases, &scalars[..len])?;
         let part = single_part(bases)?;
-        let plan = config.plan_joint(len, vectors, &self.bounds())?;
+        let plan = Plan {
+            host_windows: false,
+            ..config.plan_joint(len, vectors, &self.bounds())?
+        };
         let mut s = self.new_scratch(&plan);
         self.upload_chunk(&s, Scalars::Fr(scalars), 0)?;
         let groups = self.bind_groups(&mut s, bases.id, 0, part).clone();

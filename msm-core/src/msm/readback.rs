@@ -19,14 +19,26 @@ use crate::repr::{FieldRepr, Words};
 /// Bytes of a job's timestamps in a results buffer.
 pub(crate) const TIMESTAMP_BYTES: u64 = MAX_TIMESTAMPS as u64 * 8;
 
-/// Bytes of a job's results: its row sums (XYZZ, padded to 256 bytes), then
-/// its timestamps.
+/// Bytes of a job's results: its row sums, or its group sums with
+/// `host_windows` (XYZZ, padded to 256 bytes), then its timestamps.
 pub(crate) fn result_bytes(plan: &Plan) -> u64 {
     rows_bytes(plan) + TIMESTAMP_BYTES
 }
 
 fn rows_bytes(plan: &Plan) -> u64 {
-    (plan.rows() as u64 * XYZZ_BYTES).next_multiple_of(256)
+    crate::passes::reduce::result_buffer(plan).1.next_multiple_of(256)
+}
+
+/// A job's row sums from its results' words: read as they are, or folded
+/// from each row's group sums (`host_windows`).
+pub(crate) fn decode_rows(repr: &FieldRepr, words: &[u32], plan: &Plan) -> Result<Vec<G1Projective>, MsmError> {
+    if !plan.host_windows {
+        return decode_window_sums(repr, words, plan.rows() as usize);
+    }
+    let groups = crate::passes::reduce::groups_per_window(plan) as usize;
+    let points = decode_window_sums(repr, words, 2 * plan.rows() as usize * groups)?;
+    let pairs: Vec<[G1Projective; 2]> = points.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
+    Ok(cpu::reduce::windows_from_groups(&pairs, groups))
 }
 
 /// Where each job's results lie in one results buffer.

@@ -11,7 +11,7 @@ use ark_bn254::G1Projective;
 use ark_ff::Zero;
 
 use super::jobs::Job;
-use super::readback::{decode_window_sums, ResultLayout};
+use super::readback::{decode_rows, ResultLayout};
 use super::record::PlanEntry;
 use super::scratch::Scratch;
 use super::{upload, MsmTimings, Scalars};
@@ -171,7 +171,7 @@ impl GpuContext {
         for (k, j) in jobs.iter().enumerate() {
             let sums = match host_sums.get_mut(k) {
                 Some(h) => std::mem::take(h),
-                None => decode_window_sums(&repr, &words[(layout.at[k] / 4) as usize..], j.plan.rows() as usize)?,
+                None => decode_rows(&repr, &words[(layout.at[k] / 4) as usize..], &j.plan)?,
             };
             for (v, q) in combine_rows(&sums, &j.plan).into_iter().enumerate() {
                 run.results[j.first + v] += q;
@@ -435,8 +435,8 @@ impl GpuContext {
         timestamps: Option<&wgpu::Buffer>,
         kernels: usize,
     ) {
-        let rows = s.plan.rows() as u64 * crate::passes::reduce::XYZZ_BYTES;
-        enc.copy_buffer_to_buffer(s.buf(Buf::WindowSums), 0, results, layout.at[k], rows);
+        let (from, bytes) = crate::passes::reduce::result_buffer(&s.plan);
+        enc.copy_buffer_to_buffer(s.buf(from), 0, results, layout.at[k], bytes);
         if let (Some(resolve), Some((q, _))) = (timestamps, s.timing.as_ref()) {
             let n = 2 * kernels as u32;
             if n > 0 {

@@ -43,11 +43,27 @@ pub fn kernels(plan: &Plan) -> Vec<Kernel> {
     let segments = rows * plan.segments as u64;
     let lanes = rows * (groups_per_window(plan) * group_span(plan)) as u64;
     let workgroups = |lanes: u64| lanes.div_ceil(WG as u64) as u32;
-    vec![
+    let mut kernels = vec![
         Kernel::new("segments", WG, workgroups(segments)).with("WG", WG),
         Kernel::new("groups", WG, workgroups(lanes)).with("WG", WG),
-        Kernel::new("windows", plan.win_wg, plan.rows())
-            .with("WG", WG)
-            .with("WIN_WG", plan.win_wg),
-    ]
+    ];
+    // with `host_windows` the host folds each row's group sums
+    if !plan.host_windows {
+        kernels.push(
+            Kernel::new("windows", plan.win_wg, plan.rows())
+                .with("WG", WG)
+                .with("WIN_WG", plan.win_wg),
+        );
+    }
+    kernels
+}
+
+/// The buffer a job's results come from and its bytes: each row's window
+/// sum, or with `host_windows` each row's (E, V) group sums.
+pub fn result_buffer(plan: &Plan) -> (Buf, u64) {
+    if plan.host_windows {
+        (Buf::GroupSums, 2 * plan.rows() as u64 * groups_per_window(plan) as u64 * XYZZ_BYTES)
+    } else {
+        (Buf::WindowSums, plan.rows() as u64 * XYZZ_BYTES)
+    }
 }
