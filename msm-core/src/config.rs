@@ -129,7 +129,7 @@ crate::knobs::table::knob_table! {
     /// table's: every window adds into one row of buckets. false: the
     /// plain bases, one row per window.
     bases_table: bool = true;
-        camel "basesTable", alias "table", ts "boolean", values "true | false",
+        camel "basesTable", alias "usetable", ts "boolean", values "true | false",
         shader false;
     /// Where the bucket sums become window sums. `auto`: the GPU where the
     /// reduce shader compiles (the host on SwiftShader).

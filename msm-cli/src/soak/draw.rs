@@ -66,6 +66,9 @@ fn knob_value(name: &str, rng: &mut ChaCha20Rng, n: usize, max_tpb: u32) -> Opti
         // off, the default, or groups of 1..=8 vectors of n
         "joint_points" if chance(rng, 3) => pick(rng, &["0", "4194304"]).into(),
         "joint_points" => (n as u64 * (1 + below(rng, 8))).to_string(),
+        "bases_table" => boolean(rng),
+        "host_windows_max" if chance(rng, 2) => "0".into(),
+        "host_windows_max" => pick(rng, &["1", "64", "4096", "4294967295"]).into(),
         _ => return None,
     })
 }
@@ -139,6 +142,8 @@ pub(super) struct Draw {
     pub(super) canonical: bool,
     pub(super) scalar_class: String,
     pub(super) base_class: &'static str,
+    /// The window width of a table of shifted bases built for the run.
+    pub(super) table: Option<u32>,
     pub(super) knobs: Vec<(&'static str, String)>,
 }
 
@@ -162,6 +167,7 @@ impl Draw {
         let scalar_class = pick(rng, &scalar_classes).to_string();
         let base_class = BASE_CLASSES[below(rng, BASE_CLASSES.len() as u64) as usize];
         let canonical = chance(rng, 2);
+        let table = chance(rng, 4).then(|| 4 + below(rng, 13) as u32);
         let mut knobs = Vec::new();
         for k in KNOBS {
             let drawn = knob_value(k.name, rng, n, max_tpb)
@@ -176,6 +182,7 @@ impl Draw {
             canonical,
             scalar_class,
             base_class,
+            table,
             knobs,
         }
     }

@@ -81,13 +81,18 @@ fn run_one(ctx: &GpuContext, d: &Draw, seed: u64, rng: &mut ChaCha20Rng) -> (Out
     };
     let points = bases_of(d.base_class, d.n + d.extra, seed);
     let scalars = scalars_of(&d.scalar_class, d.n, rng);
-    let bases = match d.part {
+    let mut bases = match d.part {
         Some(p) => ctx.upload_bases_in_parts(&points, p),
         None => match ctx.upload_bases_blocking(&points) {
             Ok(b) => b,
             Err(e) => return (Outcome::Error(e), 0.0, 0.0),
         },
     };
+    if let Some(c) = d.table {
+        if let Err(e) = ctx.build_table_blocking(&mut bases, Some(c)) {
+            return (Outcome::Error(e), 0.0, 0.0);
+        }
+    }
     let words: Vec<ark_ff::BigInt<4>> = scalars.iter().map(|s| ark_ff::PrimeField::into_bigint(*s)).collect();
     let input = if d.canonical {
         Scalars::Canonical(&words)
@@ -199,11 +204,12 @@ fn tally(s: &mut Summary, r: Record, args: &Args, bar: &ProgressBar) {
     if let Some(what) = failure {
         let knobs: Vec<String> = d.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let line = format!(
-            "run {i}: {what}; n = {} (+{} bases, parts of {:?}, {} scalars), {}, knobs {}; replay: msm-cli soak \
-             --seed {} --max-logn {} --shader-sets {} --start {i} --count 1",
+            "run {i}: {what}; n = {} (+{} bases, parts of {:?}, table {:?}, {} scalars), {}, knobs {}; replay: \
+             msm-cli soak --seed {} --max-logn {} --shader-sets {} --start {i} --count 1",
             d.n,
             d.extra,
             d.part,
+            d.table,
             if d.canonical { "canonical" } else { "Fr" },
             d.class(),
             knobs.join(","),
