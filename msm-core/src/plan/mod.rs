@@ -7,6 +7,10 @@ use crate::config::{MsmConfig, PrefMem, TaskSplit};
 use crate::error::MsmError;
 use crate::passes::{stream_walker, walker_combine};
 
+mod widths;
+
+pub use widths::{auto_window_bits, auto_window_bits_for, reduce_segment, top_window_bits, REDUCE_THREADS};
+
 /// Entries each walker slot should walk when the thread count is automatic:
 /// longer walks leave fewer split buckets for walker_combine, shorter ones
 /// more parallelism. On the H200, 64 beat 32 at 2^17 and 2^22 and tied at
@@ -33,57 +37,6 @@ pub fn bucket_search_steps(total_buckets: u64) -> u64 {
     2 * (64 - total_buckets.leading_zeros()) as u64 + 2
 }
 
-/// Reduce invocations the plan aims for: segments get longer (less
-/// work in reduce's trees) until about this many remain. On the H200 (sweeps
-/// of `reduce_segment`, docs/benchmarks.md) 16,384 segments of 16-32
-/// buckets beat 65,536 of 4-8 at every size: 2^18 0.82x, 2^20 0.92x.
-pub const REDUCE_THREADS: u64 = 16_384;
-
-/// Buckets per reduce segment (one invocation's running sum): a power of two
-/// in 16..=32 (8..=32 over a table, whose one row per vector leaves fewer
-/// segments: 8 beat 16 by 2-4% at 2^16-2^18 on the H200), long enough that
-/// about [`REDUCE_THREADS`] segments remain.
-pub fn reduce_segment(rows: u32, buckets: u32, table: bool) -> u32 {
-    let per = (rows as u64 * buckets as u64 / REDUCE_THREADS).max(1);
-    let least = if table { 8 } else { 16 };
-    (1u32 << (63 - per.leading_zeros()).min(31)).clamp(least, 32)
-}
-
-/// Bits of a scalar (< r < 2^254) that land in the top window of width `c`.
-pub fn top_window_bits(c: u32) -> u32 {
-    254u32.saturating_sub((255u32.div_ceil(c) - 1) * c)
-}
-
-/// The window width used when none is configured: about log2(n) - 3, in
-/// 4..=16, stepping down while the top window would hold fewer than 4 scalar
-/// bits. Such a window puts nearly every point into a handful of buckets
-/// (c = 14 has 2 bits there: 4 buckets of n/4 points), which the walker must
-/// split into long chains for walker_combine. (Wider windows halve the walker's
-/// work per extra bit but double reduce's; docs/benchmarks.md has the H200's
-/// ladder of c.)
-pub fn auto_window_bits(n: usize) -> u32 {
-    let log = usize::BITS - n.max(1).leading_zeros() - 1;
-    let mut c = log.saturating_sub(3).clamp(4, 16);
-    while c > 4 && top_window_bits(c) < 4 {
-        c -= 1;
-    }
-    c
-}
-
-/// [`auto_window_bits`] for a field layout with (`int64`) or without 64-bit
-/// products. Without, walker_combine's chains at c = 13 cost more than
-/// reduce's doubled work at c = 15: 2^16 and 2^17 take c = 15 (on the H200
-/// under Dawn, GPU 9.6 -> 7.3 ms at 2^16 and 12.0 -> 9.4 ms at 2^17; c = 12
-/// and 14 lose; docs/benchmarks.md).
-pub fn auto_window_bits_for(n: usize, int64: bool) -> u32 {
-    let c = auto_window_bits(n);
-    let log = usize::BITS - n.max(1).leading_zeros() - 1;
-    if !int64 && (16..=17).contains(&log) {
-        15
-    } else {
-        c
-    }
-}
 
 /// Everything the passes need for one MSM, derived from the config and n.
 /// A joint plan runs `vectors` scalar vectors of `n / vectors` points each
@@ -422,29 +375,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn auto_window_avoids_thin_top_windows() {
-        for log in 0..=26 {
-            let c = auto_window_bits(1 << log);
-            assert!((4..=16).contains(&c));
-            assert!(c == 4 || top_window_bits(c) >= 4, "log {log}: c = {c}");
-        }
-        assert_eq!(auto_window_bits(1 << 16), 13);
-        assert_eq!(auto_window_bits(1 << 17), 13);
-        assert_eq!(auto_window_bits(1 << 20), 16);
-        assert_eq!(auto_window_bits(1 << 22), 16);
-        // the portable layouts take c = 15 at 2^16 and 2^17 only
-        for log in 0..=26 {
-            let n = 1usize << log;
-            let want = if (16..=17).contains(&log) {
-                15
-            } else {
-                auto_window_bits(n)
-            };
-            assert_eq!(auto_window_bits_for(n, false), want, "log {log}");
-            assert_eq!(auto_window_bits_for(n, true), auto_window_bits(n), "log {log}");
-        }
-    }
 
     #[test]
     fn defaults_plan() {
