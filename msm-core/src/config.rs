@@ -81,13 +81,6 @@ crate::knobs::table::knob_table! {
     walker_unroll: bool = false;
         camel "walkerUnroll", alias "unroll", ts "boolean", values "true | false",
         shader true;
-    /// The top levels of the walker's inversion tree (fewer nodes than a
-    /// subgroup has lanes) by one subgroup's shuffles, without barriers.
-    /// Needs subgroup operations (native Vulkan, Metal, DX12) and a
-    /// walker_tpb that is a multiple of the largest subgroup.
-    walker_subgroups: bool = false;
-        camel "walkerSubgroups", alias "subgroups", ts "boolean", values "true | false",
-        shader true;
     /// Number of walker threads. `None`: chosen by `crate::plan` from the
     /// entry count and the adapter (task length, occupancy, loop budget).
     walker_threads: Option<u32> = None;
@@ -173,7 +166,6 @@ impl MsmConfig {
             cache_dx: self.walker_cache_dx,
             fused: self.walker_fused,
             unroll: self.walker_unroll,
-            subgroups: self.walker_subgroups,
         }
     }
 }

@@ -28,7 +28,6 @@ fn bounds() -> AdapterBounds {
         loop_capped: false,
         inversion_loops: 78,
         field_int64: true,
-        subgroup_size_max: 0,
     }
 }
 

@@ -113,7 +113,6 @@ fn bounds() -> impl Strategy<Value = AdapterBounds> {
             loop_capped: capped,
             inversion_loops: inversion,
             field_int64: int64,
-            subgroup_size_max: 0,
         })
 }
 

@@ -152,7 +152,6 @@ fn peak_gpu_memory_per_logn() {
             loop_capped: true,
             inversion_loops: Inversion::Fermat.max_loop_iterations(),
             field_int64: true,
-            subgroup_size_max: 0,
         },
         (1u64 << 31) - 1,
     );
@@ -165,7 +164,6 @@ fn peak_gpu_memory_per_logn() {
             loop_capped: false,
             inversion_loops: Inversion::Bingcd.max_loop_iterations(),
             field_int64: true,
-            subgroup_size_max: 0,
         },
         4u64 << 30,
     );

@@ -5,9 +5,8 @@
 // slot does one affine addition (acc + P, or P0 + P1 at a segment's start),
 // and every slot of the workgroup shares ONE inversion (Montgomery's trick):
 //   forward: den_k, the thread's prefix products into pref_scratch;
-//   batch_inverse: the threads' products in a workgroup product tree (its
-//     top levels by subgroup shuffles with SUBGROUPS), whose root one
-//     invocation inverts; each thread gets its product's inverse;
+//   batch_inverse: the threads' products in a workgroup product tree, whose
+//     root one invocation inverts; each thread gets its product's inverse;
 //   inverse (backward): inv_k = inv * prefix_{k-1}; inv *= den_k;
 //   peel: lambda = dy * inv_k, x3, y3.
 // A slot whose addition has dx = 0 does not poison the batch: it doubles
@@ -242,15 +241,7 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(local_invocation_index) li: u32,
     @builtin(num_workgroups) nwg: vec3<u32>,
-#ifdef SUBGROUPS
-    @builtin(subgroup_invocation_id) sg_lane_in: u32,
-    @builtin(subgroup_size) sg_size_in: u32,
-    @builtin(subgroup_id) sg_id_in: u32,
-#endif
 ) {
-#ifdef SUBGROUPS
-    subgroup_init(sg_lane_in, sg_size_in, sg_id_in);
-#endif
     let t = gid.x + gid.y * nwg.x * TPB;
     let in_range = t * S < params.tasks;
     let total = offsets[params.rows * params.buckets];

@@ -44,9 +44,6 @@ pub struct WalkerVariant {
     /// Write the slot loops out S times (constant slot indices, so drivers
     /// can keep slot state in registers) instead of looping.
     pub unroll: bool,
-    /// The shared inversion by subgroup shuffles instead of a workgroup
-    /// tree (needs the adapter's subgroup operations).
-    pub subgroups: bool,
 }
 
 /// One shader of the library.
@@ -178,7 +175,6 @@ impl ShaderLibrary {
                 (v.pref_workgroup, "PREF_WORKGROUP"),
                 (v.cache_dx, "CACHE_DX"),
                 (v.fused, "FUSED"),
-                (v.subgroups, "SUBGROUPS"),
             ] {
                 if on {
                     defines.insert(name);

@@ -26,7 +26,6 @@ fn walker_variants() -> Vec<WalkerVariant> {
                             cache_dx,
                             fused,
                             unroll,
-                            subgroups: false,
                         });
                     }
                 }
@@ -60,30 +59,6 @@ fn every_shader_validates_for_every_layout() {
             if let Err(e) = validate(&lib.source(id).unwrap(), caps) {
                 panic!("{id:?} ({layout}, {inversion}) failed to validate:\n{e}");
             }
-        }
-    }
-}
-
-#[test]
-fn subgroup_walkers_validate_with_subgroups_only() {
-    for layout in FieldLayout::ALL {
-        let lib = ShaderLibrary::new(layout).unwrap();
-        let base = if layout.needs_int64() {
-            Capabilities::SHADER_INT64
-        } else {
-            Capabilities::empty()
-        };
-        for v in walker_variants()
-            .into_iter()
-            .filter(|v| !v.pref_workgroup && v.cache_dx && !v.unroll)
-        {
-            let id = ShaderId::StreamWalker(WalkerVariant { subgroups: true, ..v });
-            let src = lib.source(id).unwrap();
-            assert!(src.contains("subgroupShuffleUp"), "{id:?}: no subgroup code");
-            if let Err(e) = validate(&src, base | Capabilities::SUBGROUP) {
-                panic!("{id:?} ({layout}) failed to validate:\n{e}");
-            }
-            assert!(validate(&src, base).is_err(), "{id:?} validated without subgroups");
         }
     }
 }

@@ -133,11 +133,6 @@ impl GpuContext {
         if timestamps {
             features |= wgpu::Features::TIMESTAMP_QUERY;
         }
-        // Subgroups for the walker's `walker_subgroups` (native: the browser's
-        // WGSL would need `enable subgroups;`, which naga does not take).
-        if !cfg!(target_arch = "wasm32") && available.contains(wgpu::Features::SUBGROUP) {
-            features |= wgpu::Features::SUBGROUP;
-        }
         if opts.pipeline_cache != PipelineCacheDir::Off && available.contains(wgpu::Features::PIPELINE_CACHE) {
             features |= wgpu::Features::PIPELINE_CACHE;
         }
@@ -388,16 +383,12 @@ impl GpuContext {
     diagnostics_pub! {
         /// What the adapter allows, as the planner sees it.
         fn bounds(&self) -> AdapterBounds {
-            let mut b = AdapterBounds::from_limits(
+            AdapterBounds::from_limits(
                 &self.device.limits(),
                 self.has_loop_cap(),
                 self.shaders.inversion().max_loop_iterations(),
                 self.field_layout().needs_int64(),
-            );
-            if self.device.features().contains(wgpu::Features::SUBGROUP) {
-                b.subgroup_size_max = self.info.subgroup_max_size;
-            }
-            b
+            )
         }
     }
 

@@ -142,7 +142,6 @@ mod tests {
             loop_capped: false,
             inversion_loops: 78,
             field_int64: true,
-            subgroup_size_max: 0,
         };
         for split in [crate::TaskSplit::Equal, crate::TaskSplit::Buckets] {
             let config = MsmConfig {
@@ -197,7 +196,6 @@ mod share {
             loop_capped: false,
             inversion_loops: 600,
             field_int64: true,
-            subgroup_size_max: 0,
         };
         let config = MsmConfig::default();
         let (_, scalars) = crate::sample::inputs(1 << 16, 40);

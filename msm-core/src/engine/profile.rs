@@ -289,7 +289,6 @@ mod tests {
             loop_capped: false,
             inversion_loops: 600,
             field_int64: true,
-            subgroup_size_max: 0,
         }
     }
 

@@ -88,7 +88,6 @@ mod tests {
             loop_capped: false,
             inversion_loops: 78,
             field_int64: true,
-            subgroup_size_max: 0,
         };
         let config = MsmConfig::default();
         let small = config.plan(1 << 10, &bounds).unwrap();

@@ -131,9 +131,6 @@ pub struct AdapterBounds {
     /// The field layout multiplies with 64-bit products (it shapes the
     /// automatic window width, [`auto_window_bits_for`]).
     pub field_int64: bool,
-    /// The largest subgroup the device may run, where the device has
-    /// subgroup operations enabled; 0 where it has none.
-    pub subgroup_size_max: u32,
 }
 
 impl AdapterBounds {
@@ -146,7 +143,6 @@ impl AdapterBounds {
             loop_capped,
             inversion_loops,
             field_int64,
-            subgroup_size_max: 0,
         }
     }
 
@@ -258,21 +254,6 @@ impl MsmConfig {
                 "walker_tpb",
                 format!("walker_tpb = {tpb}: the adapter allows 1..={max_tpb} threads per workgroup"),
             ));
-        }
-        if self.walker_subgroups {
-            let sg = bounds.subgroup_size_max;
-            if sg == 0 {
-                return Err(invalid(
-                    "walker_subgroups",
-                    "walker_subgroups = true: the device has no subgroup operations".to_string(),
-                ));
-            }
-            if tpb % sg != 0 {
-                return Err(invalid(
-                    "walker_subgroups",
-                    format!("walker_subgroups = true needs walker_tpb = {tpb} to be a multiple of the device's largest subgroup ({sg})"),
-                ));
-            }
         }
         let need = stream_walker::workgroup_bytes(self);
         if need > bounds.max_workgroup_storage as u64 {
@@ -391,7 +372,6 @@ mod tests {
             loop_capped: false,
             inversion_loops: 78,
             field_int64: true,
-            subgroup_size_max: 0,
         }
     }
 
