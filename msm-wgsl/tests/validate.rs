@@ -2,7 +2,7 @@
 //! with naga; portable layouts validate without 64-bit integers.
 
 use msm_wgsl::registry::WalkerVariant;
-use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion, ShaderId, ShaderLibrary};
+use msm_wgsl::{BaseField, FieldCode, FieldLayout, FieldOptions, Inversion, ShaderId, ShaderLibrary};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn validate(src: &str, caps: Capabilities) -> Result<(), String> {
@@ -58,6 +58,38 @@ fn every_shader_validates_for_every_layout() {
         for id in ids {
             if let Err(e) = validate(&lib.source(id).unwrap(), caps) {
                 panic!("{id:?} ({layout}, {inversion}) failed to validate:\n{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bls12_381_field_modules_validate() {
+    for (layout, inversion) in FieldLayout::ALL
+        .into_iter()
+        .flat_map(|l| Inversion::ALL.map(|i| (l, i)))
+        .filter(|(l, i)| i.supports(*l))
+    {
+        for code in FieldCode::ALL {
+            let lib = ShaderLibrary::with_options(FieldOptions {
+                field: BaseField::Bls12_381,
+                layout,
+                code,
+                inversion,
+            })
+            .unwrap();
+            let src = lib.source(ShaderId::FieldOps).unwrap();
+            assert!(
+                src.contains("alias FqWords = array<u32, 12>;"),
+                "{layout}: not 12 words"
+            );
+            let caps = if layout.needs_int64() {
+                Capabilities::SHADER_INT64
+            } else {
+                Capabilities::empty()
+            };
+            if let Err(e) = validate(&src, caps) {
+                panic!("BLS12-381 field_ops ({layout}, {inversion}, {code}) failed to validate:\n{e}");
             }
         }
     }

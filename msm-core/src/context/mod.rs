@@ -152,6 +152,7 @@ impl GpuContext {
                 message: e.to_string(),
             })?;
         let field = FieldOptions {
+            field: msm_wgsl::BaseField::Bn254,
             layout,
             code: opts.field_code.unwrap_or_else(|| default_field_code(&info)),
             inversion: opts.inversion.unwrap_or_else(|| default_inversion(&info, layout)),
@@ -192,6 +193,7 @@ impl GpuContext {
         timestamps: bool,
     ) -> Result<Self, MsmError> {
         let field = FieldOptions {
+            field: msm_wgsl::BaseField::Bn254,
             layout,
             code: default_field_code(&info),
             inversion: default_inversion(&info, layout),

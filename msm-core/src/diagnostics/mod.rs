@@ -3,7 +3,8 @@
 //! many inputs, run chained multiplications, probe a driver's loop cap.
 
 use ark_bn254::Fq;
-use msm_wgsl::ShaderId;
+pub use msm_wgsl::BaseField;
+use msm_wgsl::{FieldConstants, FieldOptions, ShaderId, ShaderLibrary};
 
 mod stages;
 
@@ -130,6 +131,55 @@ impl GpuContext {
     /// Runs `op` on each pair (`a[i]`, `b[i]`) of packed words (b is ignored by unary ops).
     pub async fn field_op(&self, op: FieldOp, a: &[Words], b: &[Words]) -> Result<Vec<Words>, MsmError> {
         self.run_elementwise(ShaderId::FieldOps, op as u32, a, b).await
+    }
+
+    /// [`GpuContext::field_op`] in the base field `field` (this context's
+    /// layout, code and inversion): each operand is `field`'s packed words
+    /// (12 for BLS12-381) in Montgomery form with R = 2^(W N) of that field.
+    /// Compiled on every call, outside the pipeline cache.
+    pub async fn field_op_in(
+        &self,
+        field: BaseField,
+        op: FieldOp,
+        a: &[Vec<u32>],
+        b: &[Vec<u32>],
+    ) -> Result<Vec<Vec<u32>>, MsmError> {
+        assert_eq!(a.len(), b.len(), "operand counts differ");
+        let opts = FieldOptions {
+            field,
+            ..self.field_options()
+        };
+        let words = FieldConstants::for_field(opts.layout, field).words;
+        assert!(a.iter().chain(b).all(|v| v.len() == words), "operands of {words} words");
+        let n = a.len();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let source = ShaderLibrary::with_options(opts)?.source(ShaderId::FieldOps)?;
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("field_ops"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("field_ops"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &[("OP", op as u32 as f64)],
+                ..Default::default()
+            },
+            cache: None,
+        });
+        let ba = self.storage_init("in_a", &a.concat(), false);
+        let bb = self.storage_init("in_b", &b.concat(), false);
+        let out = self.storage_out("out", n * words);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        let groups = (n.div_ceil(WG as usize) as u32, 1);
+        self.dispatch(&mut enc, "field_ops", &pipeline, &[&ba, &bb, &out], groups, None);
+        self.queue.submit([enc.finish()]);
+        let got = self.read_words(&out, n * words).await?;
+        Ok(got.chunks_exact(words).map(<[u32]>::to_vec).collect())
     }
 
     /// Runs `op` on each pair (`a[i]`, `b[i]`) of packed points.

@@ -1,14 +1,15 @@
 // Test entry point: one field operation per invocation, selected by OP.
-// Inputs and outputs are packed 8 x u32 words. Keep OP codes in sync with
+// Inputs and outputs are packed words (FqWords: 8 for BN254, 12 for
+// BLS12-381). Keep OP codes in sync with
 // msm-core's `diagnostics::FieldOp`.
 #import config
 #import field
 
 override OP: u32 = 0u;
 
-@group(0) @binding(0) var<storage, read> in_a: array<array<u32, 8>>;
-@group(0) @binding(1) var<storage, read> in_b: array<array<u32, 8>>;
-@group(0) @binding(2) var<storage, read_write> out: array<array<u32, 8>>;
+@group(0) @binding(0) var<storage, read> in_a: array<FqWords>;
+@group(0) @binding(1) var<storage, read> in_b: array<FqWords>;
+@group(0) @binding(2) var<storage, read_write> out: array<FqWords>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {

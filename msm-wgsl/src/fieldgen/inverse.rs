@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use crate::layout::{modulus, to_limbs, FieldConstants, FieldLayout};
+use crate::layout::{to_limbs, FieldConstants, FieldLayout};
 
 /// How `fq_inv` is computed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -47,7 +47,8 @@ impl Inversion {
         !matches!(self, Inversion::Bingcd) || layout.needs_int64()
     }
 
-    /// Loop iterations one inversion may spend (a bound, for loop budgets).
+    /// Loop iterations one inversion may spend in BN254's Fq (a bound, for
+    /// loop budgets; BLS12-381's 381 bits take about 1.5 times as many).
     pub const fn max_loop_iterations(self) -> u32 {
         match self {
             Inversion::Fermat => 78,
@@ -76,8 +77,9 @@ impl std::str::FromStr for Inversion {
 }
 
 /// Fermat's a^(p-2) with a 16-entry table (dynamically indexed).
-pub(super) fn fermat(s: &mut String) {
-    s.push_str(
+pub(super) fn fermat(s: &mut String, c: &FieldConstants) {
+    let w = c.words;
+    s.push_str(&t(
         r#"// a^(p-2) = a^(-1) (0 maps to 0), by 4-bit fixed windows: 252 squarings and 78
 // multiplications in a 64-iteration loop.
 fn fq_inv(a: Fq) -> Fq {
@@ -98,19 +100,24 @@ fn fq_inv(a: Fq) -> Fq {
     return r;
 }
 "#,
-    );
+        w,
+    ));
 }
 
 fn words(name: &str, v: &[u32]) -> String {
     let items: Vec<String> = v.iter().map(|x| format!("{x:#x}u")).collect();
-    format!("const {name}: array<u32, 8> = array<u32, 8>({});\n", items.join(", "))
+    let n = v.len();
+    format!(
+        "const {name}: array<u32, {n}> = array<u32, {n}>({});\n",
+        items.join(", ")
+    )
 }
 
 /// Emits `{dst}[i] = a[i] {op} b[i]` over 8 words with the carry or borrow in
 /// `c` (u32 only: the carry is recovered by comparison).
-fn add_words(s: &mut String, dst: &str, a: &str, b: &str) {
-    s.push_str("    var c = 0u;\n");
-    for i in 0..8 {
+fn add_words(s: &mut String, w: usize, dst: &str, a: &str, b: &str) {
+    s.push_str(&t("    var c = 0u;\n", w));
+    for i in 0..w {
         writeln!(
             s,
             "    {{ let x = {a}[{i}] + {b}[{i}]; let y = x + c; c = select(0u, 1u, x < {a}[{i}]) | select(0u, 1u, y < x); {dst}[{i}] = y; }}"
@@ -119,9 +126,9 @@ fn add_words(s: &mut String, dst: &str, a: &str, b: &str) {
     }
 }
 
-fn sub_words(s: &mut String, dst: &str, a: &str, b: &str) {
-    s.push_str("    var borrow = 0u;\n");
-    for i in 0..8 {
+fn sub_words(s: &mut String, w: usize, dst: &str, a: &str, b: &str) {
+    s.push_str(&t("    var borrow = 0u;\n", w));
+    for i in 0..w {
         writeln!(
             s,
             "    {{ let x = {a}[{i}] - {b}[{i}]; let y = x - borrow; borrow = select(0u, 1u, {a}[{i}] < {b}[{i}]) | select(0u, 1u, x < borrow); {dst}[{i}] = y; }}"
@@ -131,70 +138,79 @@ fn sub_words(s: &mut String, dst: &str, a: &str, b: &str) {
 }
 
 /// `w8_sub` (a - b and its borrow) and `w8_neg` (two's complement) over 8 words.
-fn sub_neg(s: &mut String) {
-    s.push_str(
-        "// a - b over 8 words, and whether it borrowed.\nstruct W8Diff {\n    v: array<u32, 8>,\n    borrow: u32,\n}\n\n",
-    );
-    s.push_str("fn w8_sub(a: array<u32, 8>, b: array<u32, 8>) -> W8Diff {\n    var d: array<u32, 8>;\n");
-    sub_words(s, "d", "a", "b");
-    s.push_str("    return W8Diff(d, borrow);\n}\n\n");
+fn sub_neg(s: &mut String, w: usize) {
+    s.push_str(&t("// a - b over 8 words, and whether it borrowed.\nstruct W8Diff {\n    v: array<u32, 8>,\n    borrow: u32,\n}\n\n", w));
+    s.push_str(&t(
+        "fn w8_sub(a: array<u32, 8>, b: array<u32, 8>) -> W8Diff {\n    var d: array<u32, 8>;\n",
+        w,
+    ));
+    sub_words(s, w, "d", "a", "b");
+    s.push_str(&t("    return W8Diff(d, borrow);\n}\n\n", w));
 
-    s.push_str("// -a over 8 words (two's complement).\nfn w8_neg(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n    var c = 1u;\n");
-    for i in 0..8 {
+    s.push_str(&t("// -a over 8 words (two's complement).\nfn w8_neg(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n    var c = 1u;\n", w));
+    for i in 0..w {
         writeln!(
             s,
             "    {{ let x = ~a[{i}] + c; c = select(0u, 1u, x < c); r[{i}] = x; }}"
         )
         .unwrap();
     }
-    s.push_str("    return r;\n}\n\n");
+    s.push_str(&t("    return r;\n}\n\n", w));
 }
 
 /// The binary extended Euclidean inversion on packed words (u32 only, so the
 /// same code serves every layout). Invariants: u = x1 A, v = x2 A (mod p) for
 /// the packed input A; u and v shrink to 1.
 pub(super) fn binary_gcd(s: &mut String, c: &FieldConstants) {
-    s.push_str("// p as packed words, and R^3 mod p in limbs (binary GCD inversion).\n");
+    let w = c.words;
+    s.push_str(&t(
+        "// p as packed words, and R^3 mod p in limbs (binary GCD inversion).\n",
+        w,
+    ));
     s.push_str(&words("FQ_P_WORDS", &c.p_words));
     let r3: Vec<String> = c.r3.iter().map(|x| format!("{x:#x}u")).collect();
     writeln!(s, "const FQ_R3: Fq = Fq({});\n", r3.join(", ")).unwrap();
 
-    s.push_str("// a >> 1 over 8 words.\nfn w8_shr1(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n");
-    for i in 0..8 {
-        if i < 7 {
+    s.push_str(&t(
+        "// a >> 1 over 8 words.\nfn w8_shr1(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n",
+        w,
+    ));
+    for i in 0..w {
+        if i + 1 < w {
             writeln!(s, "    r[{i}] = (a[{i}] >> 1u) | (a[{}] << 31u);", i + 1).unwrap();
         } else {
             writeln!(s, "    r[{i}] = a[{i}] >> 1u;").unwrap();
         }
     }
-    s.push_str("    return r;\n}\n\n");
+    s.push_str(&t("    return r;\n}\n\n", w));
 
-    s.push_str("// a / 2 mod p for a in [0, p): (a + p) / 2 when a is odd (a + p < 2^255).\n");
-    s.push_str("fn w8_half_mod(a: array<u32, 8>) -> array<u32, 8> {\n    let m = 0u - (a[0] & 1u);\n    var pm: array<u32, 8>;\n");
-    for i in 0..8 {
+    s.push_str(&t(
+        "// a / 2 mod p for a in [0, p): (a + p) / 2 when a is odd (a + p < 2^255).\n",
+        w,
+    ));
+    s.push_str(&t("fn w8_half_mod(a: array<u32, 8>) -> array<u32, 8> {\n    let m = 0u - (a[0] & 1u);\n    var pm: array<u32, 8>;\n", w));
+    for i in 0..w {
         writeln!(s, "    pm[{i}] = FQ_P_WORDS[{i}] & m;").unwrap();
     }
-    s.push_str("    var r: array<u32, 8>;\n");
-    add_words(s, "r", "a", "pm");
-    s.push_str("    return w8_shr1(r);\n}\n\n");
+    s.push_str(&t("    var r: array<u32, 8>;\n", w));
+    add_words(s, w, "r", "a", "pm");
+    s.push_str(&t("    return w8_shr1(r);\n}\n\n", w));
 
-    s.push_str("// a - b mod p for a, b in [0, p).\nfn w8_sub_mod(a: array<u32, 8>, b: array<u32, 8>) -> array<u32, 8> {\n    var d: array<u32, 8>;\n");
-    sub_words(s, "d", "a", "b");
-    s.push_str("    let m = 0u - borrow;\n    var pm: array<u32, 8>;\n");
-    for i in 0..8 {
+    s.push_str(&t("// a - b mod p for a, b in [0, p).\nfn w8_sub_mod(a: array<u32, 8>, b: array<u32, 8>) -> array<u32, 8> {\n    var d: array<u32, 8>;\n", w));
+    sub_words(s, w, "d", "a", "b");
+    s.push_str(&t("    let m = 0u - borrow;\n    var pm: array<u32, 8>;\n", w));
+    for i in 0..w {
         writeln!(s, "    pm[{i}] = FQ_P_WORDS[{i}] & m;").unwrap();
     }
-    s.push_str("    var r: array<u32, 8>;\n");
-    add_words(s, "r", "d", "pm");
-    s.push_str("    return r;\n}\n\n");
+    s.push_str(&t("    var r: array<u32, 8>;\n", w));
+    add_words(s, w, "r", "d", "pm");
+    s.push_str(&t("    return r;\n}\n\n", w));
 
-    sub_neg(s);
+    sub_neg(s, w);
 
-    s.push_str(
-        "fn w8_is_one(a: array<u32, 8>) -> bool {\n    return a[0] == 1u && (a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7]) == 0u;\n}\n\n",
-    );
+    s.push_str(&t("fn w8_is_one(a: array<u32, 8>) -> bool {\n    return a[0] == 1u && (a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7]) == 0u;\n}\n\n", w));
 
-    s.push_str(
+    s.push_str(&t(
         r#"// a^(-1) (0 maps to 0) by the binary extended Euclidean algorithm on the
 // packed value A = a R: u = x1 A and v = x2 A (mod p) throughout, until u or v
 // is 1. Then x = A^(-1) and fq_mul(x, R^3) = A^(-1) R^2 = a^(-1) R.
@@ -235,12 +251,69 @@ fn fq_inv(a: Fq) -> Fq {
     return fq_mul(fq_unpack(x), FQ_R3);
 }
 "#,
-    );
+        w,
+    ));
 }
 
-/// Rounds of 31 steps: 2 len(p) - 1 = 507 steps need 17; one more is free of
-/// harm (a finished state stays finished) and leaves margin.
+/// Rounds of 31 steps for BN254's Fq: 2 len(p) - 1 = 507 steps need 17; one
+/// more is free of harm (a finished state stays finished) and leaves margin.
 pub const BINGCD_ROUNDS: u32 = 18;
+
+/// Rounds of 31 steps for a `bits`-bit modulus (18 for 254 bits, 26 for 381).
+pub const fn bingcd_rounds(bits: u32) -> u32 {
+    (2 * bits - 1).div_ceil(31) + 1
+}
+
+/// A fixed fragment of the 8-word inversions' WGSL, widened to `w` words
+/// (the identity for 8: BN254's text is unchanged).
+fn t(text: &str, w: usize) -> String {
+    if w == 8 {
+        return text.to_string();
+    }
+    let ors = |v: &str, from: usize| (from..w).map(|i| format!("{v}[{i}]")).collect::<Vec<_>>().join(" | ");
+    let one = std::iter::once("1u".to_string())
+        .chain((1..w).map(|_| "0u".to_string()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    text.replace(
+        "(u[0] | u[1] | u[2] | u[3] | u[4] | u[5] | u[6] | u[7])",
+        &format!("({})", ors("u", 0)),
+    )
+    .replace(
+        "(a[0] | a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7])",
+        &format!("({})", ors("a", 0)),
+    )
+    .replace(
+        "(a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7])",
+        &format!("({})", ors("a", 1)),
+    )
+    .replace(
+        "array<u32, 8>(1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u)",
+        &format!("array<u32, {w}>({one})"),
+    )
+    .replace("array<u32, 8>", &format!("array<u32, {w}>"))
+    .replace("array<u32, 9>", &format!("array<u32, {}>", w + 1))
+    .replace("W8Diff", &format!("W{w}Diff"))
+    .replace("W8Signed", &format!("W{w}Signed"))
+    .replace("w8_", &format!("w{w}_"))
+    .replace("w9_", &format!("w{}_", w + 1))
+    .replace("(v[7] >> 31u)", &format!("(v[{}] >> 31u)", w - 1))
+    .replace("a + p < 2^255", "a + p fits the words")
+    .replace("word < 7u", &format!("word < {}u", w - 1))
+    .replace("var i = 7u", &format!("var i = {}u", w - 1))
+    .replace("i < 8u", &format!("i < {w}u"))
+    .replace("i < 64u", &format!("i < {}u", 8 * w))
+    .replace("over 8 words", &format!("over {w} words"))
+    .replace(
+        "252 squarings and 78\n// multiplications in a 64-iteration loop",
+        &format!(
+            "{} squarings and {}\n// multiplications in a {}-iteration loop",
+            32 * w - 4,
+            8 * w + 14,
+            8 * w
+        ),
+    )
+}
 
 /// Pornin's optimised binary GCD (eprint 2020/972) with 64-bit integers.
 /// Invariants: a = u y 2^e and b = v y 2^e (mod p) with e = rounds so far;
@@ -250,72 +323,85 @@ pub const BINGCD_ROUNDS: u32 = 18;
 /// y^(-1) = v 2^ROUNDS, and one multiplication by 2^ROUNDS R^3 returns
 /// a^(-1) R for the packed y = a R.
 pub(super) fn bingcd(s: &mut String, c: &FieldConstants) {
-    let p = modulus();
-    let r = BigUint::from(1u8) << c.layout.r_bits();
-    let fix = ((BigUint::from(1u8) << BINGCD_ROUNDS) * &r * &r * &r) % &p;
-    let fix = to_limbs(&fix, c.layout.limb_bits(), c.layout.limb_count());
+    let w = c.words;
+    let rounds = bingcd_rounds(c.modulus.bits() as u32);
+    let p = &c.modulus;
+    let r = BigUint::from(1u8) << c.r_bits;
+    let fix = ((BigUint::from(1u8) << rounds) * &r * &r * &r) % p;
+    let fix = to_limbs(&fix, c.layout.limb_bits(), c.n);
     let p0 = c.p_words[0] as u64;
     let mut inv = 1u64;
     for _ in 0..6 {
         inv = inv.wrapping_mul(2u64.wrapping_sub(p0.wrapping_mul(inv))) & 0xffff_ffff;
     }
     let n0 = (inv as u32).wrapping_neg();
-    s.push_str("// bingcd: p as packed words, -p^(-1) mod 2^32, 2^ROUNDS R^3 mod p in limbs.\n");
+    s.push_str(&t(
+        "// bingcd: p as packed words, -p^(-1) mod 2^32, 2^ROUNDS R^3 mod p in limbs.\n",
+        w,
+    ));
     s.push_str(&words("FQ_P_WORDS", &c.p_words));
     writeln!(s, "const FQ_P_INV32: u32 = {n0:#x}u;").unwrap();
     let fix: Vec<String> = fix.iter().map(|x| format!("{x:#x}u")).collect();
     writeln!(s, "const FQ_BINGCD_FIX: Fq = Fq({});", fix.join(", ")).unwrap();
-    writeln!(s, "const FQ_BINGCD_ROUNDS: u32 = {BINGCD_ROUNDS}u;\n").unwrap();
+    writeln!(s, "const FQ_BINGCD_ROUNDS: u32 = {rounds}u;\n").unwrap();
 
     // x f + y g for x, y < 2^256 and |f| + |g| <= 2^31: 9 words, two's
     // complement. Words widen through u64: naga turns i64(u32) into a sign
     // extension.
-    s.push_str("fn w8_lin(x: array<u32, 8>, y: array<u32, 8>, f: i64, g: i64) -> array<u32, 9> {\n    var r: array<u32, 9>;\n    var c = 0li;\n");
-    for i in 0..8 {
+    s.push_str(&t("fn w8_lin(x: array<u32, 8>, y: array<u32, 8>, f: i64, g: i64) -> array<u32, 9> {\n    var r: array<u32, 9>;\n    var c = 0li;\n", w));
+    for i in 0..w {
         writeln!(
             s,
             "    {{ let t = i64(u64(x[{i}])) * f + i64(u64(y[{i}])) * g + c; r[{i}] = u32(t & 0xffffffffli); c = t >> 32u; }}"
         )
         .unwrap();
     }
-    s.push_str("    r[8] = u32(c & 0xffffffffli);\n    return r;\n}\n\n");
+    writeln!(s, "    r[{w}] = u32(c & 0xffffffffli);\n    return r;\n}}\n").unwrap();
 
     // the 9-word value shifted right by 31 (exact), as 8 words and its sign
-    s.push_str("struct W8Signed {\n    v: array<u32, 8>,\n    neg: bool,\n}\n\n");
-    s.push_str("fn w9_shr31(r: array<u32, 9>) -> W8Signed {\n    var v: array<u32, 8>;\n");
-    for i in 0..8 {
+    s.push_str(&t("struct W8Signed {\n    v: array<u32, 8>,\n    neg: bool,\n}\n\n", w));
+    s.push_str(&t(
+        "fn w9_shr31(r: array<u32, 9>) -> W8Signed {\n    var v: array<u32, 8>;\n",
+        w,
+    ));
+    for i in 0..w {
         writeln!(s, "    v[{i}] = (r[{i}] >> 31u) | (r[{}] << 1u);", i + 1).unwrap();
     }
-    s.push_str("    return W8Signed(v, (r[8] >> 31u) != 0u);\n}\n\n");
+    s.push_str(&t("    return W8Signed(v, (r[", w));
+    writeln!(s, "{w}] >> 31u) != 0u);\n}}\n").unwrap();
 
     // (x f + y g) / 2^32 mod p for x, y in [0, p), into [0, p)
-    s.push_str("fn w8_lin_mod(x: array<u32, 8>, y: array<u32, 8>, f: i64, g: i64) -> array<u32, 8> {\n    let t = w8_lin(x, y, f, g);\n    let k = t[0] * FQ_P_INV32;\n    var s: array<u32, 9>;\n    var c = 0lu;\n");
-    for i in 0..8 {
+    s.push_str(&t("fn w8_lin_mod(x: array<u32, 8>, y: array<u32, 8>, f: i64, g: i64) -> array<u32, 8> {\n    let t = w8_lin(x, y, f, g);\n    let k = t[0] * FQ_P_INV32;\n    var s: array<u32, 9>;\n    var c = 0lu;\n", w));
+    for i in 0..w {
         writeln!(
             s,
             "    {{ let z = u64(t[{i}]) + u64(k) * u64(FQ_P_WORDS[{i}]) + c; s[{i}] = u32(z & 0xfffffffflu); c = z >> 32u; }}"
         )
         .unwrap();
     }
-    s.push_str("    s[8] = t[8] + u32(c);\n    var v: array<u32, 8>;\n");
-    for i in 0..8 {
+    writeln!(s, "    s[{w}] = t[{w}] + u32(c);").unwrap();
+    s.push_str(&t("    var v: array<u32, 8>;\n", w));
+    for i in 0..w {
         writeln!(s, "    v[{i}] = s[{}];", i + 1).unwrap();
     }
-    s.push_str("    if (v[7] >> 31u) != 0u {\n        v = w8_add_p(v);\n    }\n    let d = w8_sub(v, FQ_P_WORDS);\n    if d.borrow == 0u {\n        v = d.v;\n    }\n    return v;\n}\n\n");
+    s.push_str(&t("    if (v[7] >> 31u) != 0u {\n        v = w8_add_p(v);\n    }\n    let d = w8_sub(v, FQ_P_WORDS);\n    if d.borrow == 0u {\n        v = d.v;\n    }\n    return v;\n}\n\n", w));
 
-    s.push_str("fn w8_add_p(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n    var c = 0lu;\n");
-    for i in 0..8 {
+    s.push_str(&t(
+        "fn w8_add_p(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n    var c = 0lu;\n",
+        w,
+    ));
+    for i in 0..w {
         writeln!(
             s,
             "    {{ let z = u64(a[{i}]) + u64(FQ_P_WORDS[{i}]) + c; r[{i}] = u32(z & 0xfffffffflu); c = z >> 32u; }}"
         )
         .unwrap();
     }
-    s.push_str("    return r;\n}\n\n");
+    s.push_str(&t("    return r;\n}\n\n", w));
 
-    sub_neg(s);
+    sub_neg(s, w);
 
-    s.push_str(
+    s.push_str(&t(
         r#"// The low 31 bits of x and its bits [n - 33, n), as one 64-bit value.
 fn w8_approx(x: array<u32, 8>, n: u32) -> u64 {
     var w = x;
@@ -404,5 +490,6 @@ fn fq_inv(x: Fq) -> Fq {
     return fq_mul(fq_unpack(v), FQ_BINGCD_FIX);
 }
 "#,
-    );
+        w,
+    ));
 }

@@ -8,12 +8,16 @@
 
 use std::fmt::Write;
 
-use crate::layout::{FieldConstants, FieldLayout};
+use num_bigint::BigUint;
+
+use crate::layout::{BaseField, FieldConstants, FieldLayout};
 
 mod inverse;
 mod mul;
+mod scalar;
 
 pub use inverse::Inversion;
+pub use scalar::scalar_module;
 
 /// How the Montgomery multiplication is written out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -59,6 +63,8 @@ impl std::str::FromStr for FieldCode {
 /// Everything that shapes the generated field module.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FieldOptions {
+    /// The field (BN254's Fq unless said).
+    pub field: BaseField,
     pub layout: FieldLayout,
     pub code: FieldCode,
     pub inversion: Inversion,
@@ -74,68 +80,6 @@ impl FieldOptions {
     }
 }
 
-/// The `scalar` module: BN254 Fr in 16-bit limbs (portable), just what the
-/// GPU needs to read scalars as arkworks holds them: `fr_from_mont` turns
-/// arkworks' Montgomery form (R = 2^256) into the canonical value, and
-/// `fr_unpack` / `fr_pack` move between words and limbs. Generated like the
-/// Fq module, with Fr's modulus and the `fr` prefix.
-pub fn scalar_module() -> String {
-    let layout = FieldLayout::Limbs16x16;
-    let c = FieldConstants::for_modulus(layout, crate::layout::scalar_modulus());
-    let g = Gen::new(&c);
-    let mut s = String::new();
-    g.header(&mut s);
-    g.pack(&mut s);
-    g.reduce_once(&mut s);
-    g.mul_cios(&mut s, false);
-    let mut raw_one = vec![0u32; g.n];
-    raw_one[0] = 1;
-    writeln!(
-        s,
-        "// Montgomery form (R = 2^256) -> plain value.\nfn fq_from_mont(a: Fq) -> Fq {{\n    return fq_mul(a, {});\n}}",
-        array_lit(&raw_one)
-    )
-    .unwrap();
-    let mut s = s
-        .replace("BN254 Fq", "BN254 Fr (scalars)")
-        .replace("fq_", "fr_")
-        .replace("FQ_", "FR_")
-        .replace("Fq", "Fr");
-    reduce_words_mod_r(&mut s);
-    s
-}
-
-/// `fr_reduce_words`: any 256-bit word (8 x u32, little-endian) mod r, by
-/// five conditional subtractions of r (2^256 < 6 r), straight-line and in
-/// 32-bit arithmetic. Canonical scalars then follow arkworks' `msm_bigint`:
-/// every point has order r, so s P = (s mod r) P.
-fn reduce_words_mod_r(s: &mut String) {
-    let r = crate::layout::to_limbs(&crate::layout::scalar_modulus(), 32, 8);
-    s.push_str("// r as 8 little-endian words.\n");
-    writeln!(s, "const FR_R_WORDS: array<u32, 8> = {};\n", array_lit(&r)).unwrap();
-    s.push_str(
-        "// a - r if a >= r, else a (8 words; the borrow chain in 32-bit arithmetic).\n\
-         fn fr_sub_r_if_ge(a: array<u32, 8>) -> array<u32, 8> {\n    var d: array<u32, 8>;\n    var borrow = 0u;\n",
-    );
-    for i in 0..8 {
-        writeln!(
-            s,
-            "    {{ let x = a[{i}] - FR_R_WORDS[{i}]; let y = x - borrow; \
-             borrow = select(0u, 1u, a[{i}] < FR_R_WORDS[{i}] || x < borrow); d[{i}] = y; }}"
-        )
-        .unwrap();
-    }
-    s.push_str("    let keep = borrow != 0u;\n");
-    for i in 0..8 {
-        writeln!(s, "    d[{i}] = select(d[{i}], a[{i}], keep);").unwrap();
-    }
-    s.push_str("    return d;\n}\n\n");
-    s.push_str(
-        "// Any 256-bit word mod r.\nfn fr_reduce_words(a: array<u32, 8>) -> array<u32, 8> {\n    \
-         return fr_sub_r_if_ge(fr_sub_r_if_ge(fr_sub_r_if_ge(fr_sub_r_if_ge(fr_sub_r_if_ge(a)))));\n}\n",
-    );
-}
-
 /// Returns the WGSL text of the unrolled `field` module for `layout`.
 pub fn field_module(layout: FieldLayout) -> String {
     field_module_for(&FieldOptions::new(layout))
@@ -144,8 +88,8 @@ pub fn field_module(layout: FieldLayout) -> String {
 /// Returns the WGSL text of the `field` module as `opts` says.
 pub fn field_module_for(opts: &FieldOptions) -> String {
     let layout = opts.layout;
-    let c = FieldConstants::new(layout);
-    let g = Gen::new(&c);
+    let c = FieldConstants::for_field(layout, opts.field);
+    let g = Gen::new(&c, opts.field);
     let mut s = String::new();
     g.header(&mut s);
     g.pack(&mut s);
@@ -161,7 +105,7 @@ pub fn field_module_for(opts: &FieldOptions) -> String {
     }
     g.derived(&mut s);
     match opts.inversion {
-        Inversion::Fermat => inverse::fermat(&mut s),
+        Inversion::Fermat => inverse::fermat(&mut s, &c),
         Inversion::BinaryGcd => inverse::binary_gcd(&mut s, &c),
         Inversion::Bingcd => inverse::bingcd(&mut s, &c),
     }
@@ -170,16 +114,21 @@ pub fn field_module_for(opts: &FieldOptions) -> String {
 
 struct Gen<'a> {
     c: &'a FieldConstants,
+    field: BaseField,
     w: u32,
     n: usize,
+    /// u32 words of the packed form.
+    words: usize,
 }
 
 impl<'a> Gen<'a> {
-    fn new(c: &'a FieldConstants) -> Self {
+    fn new(c: &'a FieldConstants, field: BaseField) -> Self {
         Gen {
             c,
+            field,
             w: c.layout.limb_bits(),
-            n: c.layout.limb_count(),
+            n: c.n,
+            words: c.words,
         }
     }
 }
@@ -208,10 +157,14 @@ impl Gen<'_> {
     fn header(&self, s: &mut String) {
         let (w, n) = (self.w, self.n);
         let c = self.c;
+        let (name, krate) = match self.field {
+            BaseField::Bn254 => ("BN254", "ark-bn254"),
+            BaseField::Bls12_381 => ("BLS12-381", "ark-bls12-381"),
+        };
         writeln!(
             s,
-            "// BN254 Fq, {n} limbs of {w} bits, Montgomery radix R = 2^{}.\n\
-             // Generated by msm-wgsl's fieldgen.rs from ark-bn254's modulus; do not edit.\n\
+            "// {name} Fq, {n} limbs of {w} bits, Montgomery radix R = 2^{}.\n\
+             // Generated by msm-wgsl's fieldgen.rs from {krate}'s modulus; do not edit.\n\
              // Values are kept fully reduced (in [0, p)) between operations.\n\
              alias Fq = array<u32, {n}>;\n\
              const FQ_LIMBS: u32 = {n}u;\n\
@@ -226,26 +179,44 @@ impl Gen<'_> {
              // n0' = -p^(-1) mod 2^{w}\n\
              const FQ_N0: u32 = {:#x}u;\n\
              // p - 2 in 4-bit windows, most significant first (Fermat inversion)\n\
-             const FQ_INV_WINDOWS: array<u32, 64> = {};\n",
-            self.c.layout.r_bits(),
+             const FQ_INV_WINDOWS: array<u32, {}> = {};\n",
+            c.r_bits,
             self.mask(),
             array_lit(&c.p),
             array_lit(&c.one_mont),
             array_lit(&c.r2),
             c.n0,
+            c.inv_windows.len(),
             array_lit(&c.inv_windows),
+        )
+        .unwrap();
+        // the packed form, for shaders written for any field
+        writeln!(
+            s,
+            "alias FqWords = array<u32, {}>;\nconst FQ_WORDS: u32 = {}u;",
+            self.words, self.words
         )
         .unwrap();
     }
 
-    /// fq_unpack / fq_pack between 8 x u32 words and W-bit limbs.
+    /// fq_unpack / fq_pack between the packed u32 words and W-bit limbs.
     fn pack(&self, s: &mut String) {
-        let (w, n) = (self.w, self.n);
-        s.push_str("// 8 little-endian u32 words -> limbs (bits above 256 are zero).\n");
-        s.push_str("fn fq_unpack(v: array<u32, 8>) -> Fq {\n    var r: Fq;\n");
+        let (w, n, words) = (self.w, self.n, self.words as u32);
+        let bits = 32 * words;
+        let a = format!("array<u32, {words}>");
+        if words == 8 {
+            s.push_str("// 8 little-endian u32 words -> limbs (bits above 256 are zero).\n");
+        } else {
+            writeln!(
+                s,
+                "// {words} little-endian u32 words -> limbs (bits above {bits} are zero)."
+            )
+            .unwrap();
+        }
+        writeln!(s, "fn fq_unpack(v: {a}) -> Fq {{\n    var r: Fq;").unwrap();
         for i in 0..n {
             let lo = i as u32 * w;
-            if lo >= 256 {
+            if lo >= bits {
                 continue;
             }
             let (word, off) = (lo / 32, lo % 32);
@@ -254,7 +225,7 @@ impl Gen<'_> {
             } else {
                 format!("(v[{word}] >> {off}u)")
             };
-            if off + w > 32 && word < 7 {
+            if off + w > 32 && word < words - 1 {
                 e = format!("{e} | (v[{}] << {}u)", word + 1, 32 - off);
             }
             if w < 32 {
@@ -263,9 +234,17 @@ impl Gen<'_> {
             writeln!(s, "    r[{i}] = {e};").unwrap();
         }
         s.push_str("    return r;\n}\n\n");
-        s.push_str("// limbs -> 8 little-endian u32 words (the value must be < 2^256).\n");
-        s.push_str("fn fq_pack(a: Fq) -> array<u32, 8> {\n    var v: array<u32, 8>;\n");
-        for word in 0..8u32 {
+        if words == 8 {
+            s.push_str("// limbs -> 8 little-endian u32 words (the value must be < 2^256).\n");
+        } else {
+            writeln!(
+                s,
+                "// limbs -> {words} little-endian u32 words (the value must be < 2^{bits})."
+            )
+            .unwrap();
+        }
+        writeln!(s, "fn fq_pack(a: Fq) -> {a} {{\n    var v: {a};").unwrap();
+        for word in 0..words {
             let mut parts = Vec::new();
             for i in 0..n {
                 let lo = i as u32 * w;
@@ -347,12 +326,19 @@ impl Gen<'_> {
         s.push_str("}\n\n");
     }
 
-    /// fq_reduce_raw: any value below 2^256 (< 8p) into [0, p), by conditionally
-    /// subtracting 4p, 2p and p.
+    /// fq_reduce_raw: any value below 2^(32 words) into [0, p), by
+    /// conditionally subtracting 2^k p for k from the largest that fits
+    /// down to 1 (4p and 2p for BN254), then p.
     fn reduce_raw(&self, s: &mut String) {
         let p = &self.c.modulus;
         let (w, n) = (self.w, self.n);
-        for k in [4u32, 2] {
+        let top = BigUint::from(1u8) << (32 * self.words);
+        let steps: Vec<u32> = (1..32u32)
+            .rev()
+            .filter(|&k| (p << k as usize) < top)
+            .map(|k| 1 << k)
+            .collect();
+        for &k in &steps {
             let kp = crate::layout::to_limbs(&(p * k), w, n);
             writeln!(s, "fn fq_sub_if_ge_{k}p(a: Fq) -> Fq {{").unwrap();
             for i in 0..n {
@@ -361,7 +347,17 @@ impl Gen<'_> {
             self.sub_select(s, "a", &kp);
             s.push_str("}\n\n");
         }
-        s.push_str("// Any value below 2^256 < 8p into [0, p).\nfn fq_reduce_raw(a: Fq) -> Fq {\n    return fq_reduce_once(fq_sub_if_ge_2p(fq_sub_if_ge_4p(a)));\n}\n\n");
+        let mut body = "a".to_string();
+        for k in &steps {
+            body = format!("fq_sub_if_ge_{k}p({body})");
+        }
+        let bits = 32 * self.words;
+        let bound = steps.first().map_or(2, |k| 2 * k);
+        writeln!(
+            s,
+            "// Any value below 2^{bits} < {bound}p into [0, p).\nfn fq_reduce_raw(a: Fq) -> Fq {{\n    return fq_reduce_once({body});\n}}\n"
+        )
+        .unwrap();
     }
 
     fn add_sub(&self, s: &mut String) {
@@ -444,7 +440,7 @@ fn fq_sqr(a: Fq) -> Fq {{
     return fq_mul(a, a);
 }}
 
-// Any value below 2^256 (need not be reduced) -> Montgomery form, reduced.
+// Any value below 2^{bits} (need not be reduced) -> Montgomery form, reduced.
 fn fq_to_mont(a: Fq) -> Fq {{
     return fq_mul(fq_reduce_raw(a), FQ_R2);
 }}
@@ -455,7 +451,8 @@ fn fq_from_mont(a: Fq) -> Fq {{
 }}
 
 "#,
-            raw_one = array_lit(&raw_one)
+            raw_one = array_lit(&raw_one),
+            bits = 32 * self.words,
         )
         .unwrap();
     }
