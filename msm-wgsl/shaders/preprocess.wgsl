@@ -24,7 +24,7 @@
 #import scalar
 
 @group(0) @binding(0) var<uniform> params: MsmParams;
-@group(0) @binding(1) var<storage, read_write> scalars: array<array<u32, 8>>;
+@group(0) @binding(1) var<storage, read_write> scalars: array<FrWords>;
 @group(0) @binding(2) var<storage, read> base_flags: array<u32>;
 @group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> offsets: array<u32>;
@@ -39,7 +39,7 @@ override SCAN_WG: u32 = 256u;
 override SCAN_PER_THREAD: u32 = 4u;
 
 // The signed digit of window j (c <= 31).
-fn window_digit(s: array<u32, 8>, j: u32, c: u32) -> i32 {
+fn window_digit(s: FrWords, j: u32, c: u32) -> i32 {
     var w = s;
     let lo = j * c;
     var v = 0u;

@@ -31,13 +31,13 @@ override WIN_WG: u32 = 4u;
 @group(0) @binding(0) var<uniform> params: MsmParams;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
 @group(0) @binding(2) var<storage, read> bucket_sums: array<PointRecord>;
-@group(0) @binding(3) var<storage, read_write> group_sums: array<array<u32, 32>>;
-@group(0) @binding(4) var<storage, read_write> window_sums: array<array<u32, 32>>;
-@group(0) @binding(5) var<storage, read> split_sums: array<array<u32, 32>>;
-@group(0) @binding(6) var<storage, read_write> segment_sums: array<array<u32, 32>>;
+@group(0) @binding(3) var<storage, read_write> group_sums: array<array<u32, XYZZ_WORDS>>;
+@group(0) @binding(4) var<storage, read_write> window_sums: array<array<u32, XYZZ_WORDS>>;
+@group(0) @binding(5) var<storage, read> split_sums: array<array<u32, XYZZ_WORDS>>;
+@group(0) @binding(6) var<storage, read_write> segment_sums: array<array<u32, XYZZ_WORDS>>;
 
-var<workgroup> tree: array<array<u32, 32>, WG>;
-var<workgroup> win_tree: array<array<u32, 32>, WIN_WG>;
+var<workgroup> tree: array<array<u32, XYZZ_WORDS>, WG>;
+var<workgroup> win_tree: array<array<u32, XYZZ_WORDS>, WIN_WG>;
 
 // Group sums per window: segments / WG, rounded up.
 fn groups_per_window() -> u32 {

@@ -26,8 +26,8 @@
 override TPB: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> params: MsmParams;
-@group(0) @binding(1) var<storage, read> base_x: array<array<u32, 8>>;
-@group(0) @binding(2) var<storage, read> base_y: array<array<u32, 8>>;
+@group(0) @binding(1) var<storage, read> base_x: array<FqWords>;
+@group(0) @binding(2) var<storage, read> base_y: array<FqWords>;
 @group(0) @binding(3) var<storage, read> offsets: array<u32>;
 @group(0) @binding(4) var<storage, read> l0_index: array<u32>;
 @group(0) @binding(5) var<storage, read_write> bucket_sums: array<PointRecord>;
@@ -50,10 +50,10 @@ var<private> open: array<bool, S>;
 var<private> acc_valid: array<bool, S>;
 var<private> kind: array<u32, S>;
 var<private> r_entry: array<u32, S>;
-var<private> acc_x: array<array<u32, 8>, S>;
-var<private> acc_y: array<array<u32, 8>, S>;
+var<private> acc_x: array<FqWords, S>;
+var<private> acc_y: array<FqWords, S>;
 #ifdef CACHE_DX
-var<private> den_cache: array<array<u32, 8>, S>;
+var<private> den_cache: array<FqWords, S>;
 #endif
 
 // Live invocations of this iteration, and the verdict every invocation reads.
@@ -61,19 +61,19 @@ var<workgroup> live_count: atomic<u32>;
 var<workgroup> any_live: u32;
 
 #ifdef PREF_WORKGROUP
-var<workgroup> pref_wg: array<array<array<u32, 8>, S>, TPB>;
-fn pref_store(li: u32, s: u32, v: array<u32, 8>) {
+var<workgroup> pref_wg: array<array<FqWords, S>, TPB>;
+fn pref_store(li: u32, s: u32, v: FqWords) {
     pref_wg[li][s] = v;
 }
-fn pref_load(li: u32, s: u32) -> array<u32, 8> {
+fn pref_load(li: u32, s: u32) -> FqWords {
     return pref_wg[li][s];
 }
 #else
-var<private> pref_pv: array<array<u32, 8>, S>;
-fn pref_store(li: u32, s: u32, v: array<u32, 8>) {
+var<private> pref_pv: array<FqWords, S>;
+fn pref_store(li: u32, s: u32, v: FqWords) {
     pref_pv[s] = v;
 }
-fn pref_load(li: u32, s: u32) -> array<u32, 8> {
+fn pref_load(li: u32, s: u32) -> FqWords {
     return pref_pv[s];
 }
 #endif

@@ -22,8 +22,8 @@ struct TableParams {
 }
 
 @group(0) @binding(0) var<uniform> params: TableParams;
-@group(0) @binding(1) var<storage, read_write> table_x: array<array<u32, 8>>;
-@group(0) @binding(2) var<storage, read_write> table_y: array<array<u32, 8>>;
+@group(0) @binding(1) var<storage, read_write> table_x: array<FqWords>;
+@group(0) @binding(2) var<storage, read_write> table_y: array<FqWords>;
 @group(0) @binding(3) var<storage, read> table_flags: array<u32>;
 
 override WG: u32 = 64u;
@@ -36,8 +36,8 @@ fn shift(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     }
     let at = params.window * params.stride + i;
     if table_flags[i] != 0u {
-        table_x[at] = array<u32, 8>();
-        table_y[at] = array<u32, 8>();
+        table_x[at] = FqWords();
+        table_y[at] = FqWords();
         return;
     }
     let prev = at - params.stride;

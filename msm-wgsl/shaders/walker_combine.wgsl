@@ -25,7 +25,7 @@ override BLOCKS_WG: u32 = 64u;
 // A chain element above level 0: an XYZZ sum and flags (bit 0: in the chain,
 // bit 1: the chain continues past this element).
 struct ChainSum {
-    p: array<u32, 32>,
+    p: array<u32, XYZZ_WORDS>,
     flags: u32,
 }
 
@@ -35,7 +35,7 @@ struct ChainSum {
 @group(0) @binding(3) var<storage, read_write> level1: array<ChainSum>;
 @group(0) @binding(4) var<storage, read_write> level2: array<ChainSum>;
 @group(0) @binding(5) var<storage, read_write> level3: array<ChainSum>;
-@group(0) @binding(6) var<storage, read_write> split_sums: array<array<u32, 32>>;
+@group(0) @binding(6) var<storage, read_write> split_sums: array<array<u32, XYZZ_WORDS>>;
 
 // Level-0 element j: the head partial of task j, as (point, in chain, through).
 fn head_in_chain(j: u32) -> bool {

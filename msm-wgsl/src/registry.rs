@@ -4,12 +4,13 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use crate::fieldgen::{field_module_for, scalar_module, FieldCode, FieldOptions, Inversion};
+use crate::fieldgen::{curve_params_module, field_module_for, scalar_module, FieldCode, FieldOptions, Inversion};
 use crate::layout::FieldLayout;
 use crate::preprocess::{preprocess_unrolled, ModuleSource, PreprocessError};
 
 /// Shared modules, importable with `#import <name>`.
 struct Modules<'a> {
+    curve_params: &'a str,
     field: &'a str,
     scalar: &'a str,
     walker_config: String,
@@ -18,6 +19,7 @@ struct Modules<'a> {
 impl ModuleSource for Modules<'_> {
     fn module(&self, name: &str) -> Option<Cow<'_, str>> {
         Some(match name {
+            "curve_params" => Cow::Borrowed(self.curve_params),
             "field" => Cow::Borrowed(self.field),
             "scalar" => Cow::Borrowed(self.scalar),
             "walker_config" => Cow::Borrowed(self.walker_config.as_str()),
@@ -121,6 +123,7 @@ impl ShaderId {
 #[derive(Clone, Debug)]
 pub struct ShaderLibrary {
     opts: FieldOptions,
+    curve_params: String,
     field: String,
     scalar: String,
 }
@@ -135,6 +138,7 @@ impl ShaderLibrary {
     pub fn with_options(opts: FieldOptions) -> Result<Self, PreprocessError> {
         let lib = ShaderLibrary {
             opts,
+            curve_params: curve_params_module(opts.field),
             field: field_module_for(&opts),
             scalar: scalar_module(),
         };
@@ -182,6 +186,7 @@ impl ShaderLibrary {
             }
         }
         let modules = Modules {
+            curve_params: &self.curve_params,
             field: &self.field,
             scalar: &self.scalar,
             walker_config,

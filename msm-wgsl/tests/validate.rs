@@ -64,35 +64,42 @@ fn every_shader_validates_for_every_layout() {
 }
 
 #[test]
-fn bls12_381_field_modules_validate() {
+fn every_shader_validates_for_bls12_381() {
     for (layout, inversion) in FieldLayout::ALL
         .into_iter()
         .flat_map(|l| Inversion::ALL.map(|i| (l, i)))
         .filter(|(l, i)| i.supports(*l))
     {
-        for code in FieldCode::ALL {
-            let lib = ShaderLibrary::with_options(FieldOptions {
-                field: BaseField::Bls12_381,
-                layout,
-                code,
-                inversion,
-            })
-            .unwrap();
-            let src = lib.source(ShaderId::FieldOps).unwrap();
-            assert!(
-                src.contains("alias FqWords = array<u32, 12>;"),
-                "{layout}: not 12 words"
-            );
-            let caps = if layout.needs_int64() {
-                Capabilities::SHADER_INT64
-            } else {
-                Capabilities::empty()
-            };
+        let lib = ShaderLibrary::with_options(FieldOptions {
+            field: BaseField::Bls12_381,
+            layout,
+            inversion,
+            ..Default::default()
+        })
+        .unwrap();
+        let caps = if layout.needs_int64() {
+            Capabilities::SHADER_INT64
+        } else {
+            Capabilities::empty()
+        };
+        let walkers = walker_variants().into_iter().filter(|v| v.slots <= 4 && !v.unroll);
+        for id in ShaderId::FIXED.into_iter().chain(walkers.map(ShaderId::StreamWalker)) {
+            let src = lib.source(id).unwrap();
+            let words = src.contains("alias FqWords = array<u32, 12>;");
+            assert!(words || id == ShaderId::LoopProbe, "{id:?} ({layout}): not 12 words");
             if let Err(e) = validate(&src, caps) {
-                panic!("BLS12-381 field_ops ({layout}, {inversion}, {code}) failed to validate:\n{e}");
+                panic!("BLS12-381 {id:?} ({layout}, {inversion}) failed to validate:\n{e}");
             }
         }
     }
+    // and the looped field code
+    let lib = ShaderLibrary::with_options(FieldOptions {
+        field: BaseField::Bls12_381,
+        code: FieldCode::Looped,
+        ..Default::default()
+    })
+    .unwrap();
+    validate(&lib.source(ShaderId::FieldOps).unwrap(), Capabilities::empty()).unwrap();
 }
 
 #[test]

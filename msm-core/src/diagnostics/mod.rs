@@ -136,11 +136,39 @@ impl GpuContext {
     /// [`GpuContext::field_op`] in the base field `field` (this context's
     /// layout, code and inversion): each operand is `field`'s packed words
     /// (12 for BLS12-381) in Montgomery form with R = 2^(W N) of that field.
-    /// Compiled on every call, outside the pipeline cache.
     pub async fn field_op_in(
         &self,
         field: BaseField,
         op: FieldOp,
+        a: &[Vec<u32>],
+        b: &[Vec<u32>],
+    ) -> Result<Vec<Vec<u32>>, MsmError> {
+        self.run_elementwise_in(field, ShaderId::FieldOps, op as u32, 1, a, b)
+            .await
+    }
+
+    /// [`GpuContext::curve_op`] on G1 of `field`'s curve: each point is 4
+    /// coordinates of `field`'s packed words (48 words for BLS12-381).
+    pub async fn curve_op_in(
+        &self,
+        field: BaseField,
+        op: CurveOp,
+        a: &[Vec<u32>],
+        b: &[Vec<u32>],
+    ) -> Result<Vec<Vec<u32>>, MsmError> {
+        self.run_elementwise_in(field, ShaderId::CurveOps, op as u32, 4, a, b)
+            .await
+    }
+
+    /// One invocation of `id` per operand pair, each `coords` packed values
+    /// of `field`: the shader is generated for that field and compiled on
+    /// every call, outside the pipeline cache (diagnostics only).
+    async fn run_elementwise_in(
+        &self,
+        field: BaseField,
+        id: ShaderId,
+        op: u32,
+        coords: usize,
         a: &[Vec<u32>],
         b: &[Vec<u32>],
     ) -> Result<Vec<Vec<u32>>, MsmError> {
@@ -149,24 +177,24 @@ impl GpuContext {
             field,
             ..self.field_options()
         };
-        let words = FieldConstants::for_field(opts.layout, field).words;
+        let words = coords * FieldConstants::for_field(opts.layout, field).words;
         assert!(a.iter().chain(b).all(|v| v.len() == words), "operands of {words} words");
         let n = a.len();
         if n == 0 {
             return Ok(Vec::new());
         }
-        let source = ShaderLibrary::with_options(opts)?.source(ShaderId::FieldOps)?;
+        let source = ShaderLibrary::with_options(opts)?.source(id)?;
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("field_ops"),
+            label: Some(id.label()),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("field_ops"),
+            label: Some(id.label()),
             layout: None,
             module: &module,
             entry_point: Some("main"),
             compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("OP", op as u32 as f64)],
+                constants: &[("OP", op as f64)],
                 ..Default::default()
             },
             cache: None,
@@ -176,7 +204,7 @@ impl GpuContext {
         let out = self.storage_out("out", n * words);
         let mut enc = self.device.create_command_encoder(&Default::default());
         let groups = (n.div_ceil(WG as usize) as u32, 1);
-        self.dispatch(&mut enc, "field_ops", &pipeline, &[&ba, &bb, &out], groups, None);
+        self.dispatch(&mut enc, id.label(), &pipeline, &[&ba, &bb, &out], groups, None);
         self.queue.submit([enc.finish()]);
         let got = self.read_words(&out, n * words).await?;
         Ok(got.chunks_exact(words).map(<[u32]>::to_vec).collect())

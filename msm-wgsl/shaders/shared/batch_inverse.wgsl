@@ -20,17 +20,17 @@ override LEAVES: u32 = 256u;
 // workgroup arrays by an override's name, not by an expression).
 override INNER: u32 = 255u;
 
-var<workgroup> inv_inner: array<array<u32, 8>, INNER>;
-var<workgroup> inv_leaves: array<array<u32, 8>, LEAVES>;
+var<workgroup> inv_inner: array<FqWords, INNER>;
+var<workgroup> inv_leaves: array<FqWords, LEAVES>;
 
-fn tree_get(node: u32) -> array<u32, 8> {
+fn tree_get(node: u32) -> FqWords {
     if node >= LEAVES {
         return inv_leaves[node - LEAVES];
     }
     return inv_inner[node - 1u];
 }
 
-fn tree_set(node: u32, v: array<u32, 8>) {
+fn tree_set(node: u32, v: FqWords) {
     if node >= LEAVES {
         inv_leaves[node - LEAVES] = v;
     } else {

@@ -1,5 +1,6 @@
 // Layouts shared by the host and every pass. Keep in sync with msm-core's
 // `layout.rs` (a test asserts the sizes match).
+#import curve_params
 
 // Bit 31 of an l0_index entry: the digit was negative (subtract the base).
 const SIGN_BIT: u32 = 0x80000000u;
@@ -48,8 +49,8 @@ const VALID_XYZZ: u32 = 2u;
 
 // An affine point with its bucket: a final bucket sum, or a walker partial.
 struct PointRecord {
-    x: array<u32, 8>,
-    y: array<u32, 8>,
+    x: FqWords,
+    y: FqWords,
     // 1 if (x, y) is a point, 0 if the sum is the identity, VALID_XYZZ if the
     // sum is split_sums[through]
     valid: u32,

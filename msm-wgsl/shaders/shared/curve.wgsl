@@ -1,4 +1,5 @@
-// BN254 G1: y^2 = x^3 + 3 over Fq (a = 0), on top of the field module.
+// G1 of the curve: y^2 = x^3 + b over Fq (a = 0; b in `curve_params`),
+// on top of the field module.
 #import field
 
 // An affine point that is not the identity; callers carry identity separately
@@ -119,23 +120,23 @@ fn xyzz_add(p: Xyzz, q: Xyzz) -> Xyzz {
     return Xyzz(x3, y3, fq_mul(fq_mul(p.zz, q.zz), pp), fq_mul(fq_mul(p.zzz, q.zzz), ppp));
 }
 
-// An XYZZ point as 32 storage words (x, y, zz, zzz packed), and back.
-fn xyzz_pack(p: Xyzz) -> array<u32, 32> {
-    var v: array<u32, 32>;
-    let c = array<array<u32, 8>, 4>(fq_pack(p.x), fq_pack(p.y), fq_pack(p.zz), fq_pack(p.zzz));
+// An XYZZ point as XYZZ_WORDS storage words (x, y, zz, zzz packed), and back.
+fn xyzz_pack(p: Xyzz) -> array<u32, XYZZ_WORDS> {
+    var v: array<u32, XYZZ_WORDS>;
+    let c = array<FqWords, 4>(fq_pack(p.x), fq_pack(p.y), fq_pack(p.zz), fq_pack(p.zzz));
     for (var k = 0u; k < 4u; k++) {
-        for (var j = 0u; j < 8u; j++) {
-            v[8u * k + j] = c[k][j];
+        for (var j = 0u; j < FQ_WORDS; j++) {
+            v[FQ_WORDS * k + j] = c[k][j];
         }
     }
     return v;
 }
 
-fn xyzz_unpack(v: array<u32, 32>) -> Xyzz {
-    var c: array<array<u32, 8>, 4>;
+fn xyzz_unpack(v: array<u32, XYZZ_WORDS>) -> Xyzz {
+    var c: array<FqWords, 4>;
     for (var k = 0u; k < 4u; k++) {
-        for (var j = 0u; j < 8u; j++) {
-            c[k][j] = v[8u * k + j];
+        for (var j = 0u; j < FQ_WORDS; j++) {
+            c[k][j] = v[FQ_WORDS * k + j];
         }
     }
     return Xyzz(fq_unpack(c[0]), fq_unpack(c[1]), fq_unpack(c[2]), fq_unpack(c[3]));

@@ -1,24 +1,25 @@
 // Test entry point: one curve operation per invocation, selected by OP.
-// Points are packed words: affine (x, y) = 16 words, XYZZ = 32 words. Keep OP
+// Points are packed words: affine (x, y) in the first 2 FQ_WORDS, XYZZ in
+// XYZZ_WORDS. Keep OP
 // codes in sync with msm-core's `diagnostics::CurveOp`.
 #import curve
 
 override OP: u32 = 0u;
 
-@group(0) @binding(0) var<storage, read> in_a: array<array<u32, 32>>;
-@group(0) @binding(1) var<storage, read> in_b: array<array<u32, 32>>;
-@group(0) @binding(2) var<storage, read_write> out: array<array<u32, 32>>;
+@group(0) @binding(0) var<storage, read> in_a: array<array<u32, XYZZ_WORDS>>;
+@group(0) @binding(1) var<storage, read> in_b: array<array<u32, XYZZ_WORDS>>;
+@group(0) @binding(2) var<storage, read_write> out: array<array<u32, XYZZ_WORDS>>;
 
-fn word8(v: array<u32, 32>, k: u32) -> Fq {
-    var w: array<u32, 8>;
-    for (var j = 0u; j < 8u; j++) {
-        w[j] = v[8u * k + j];
+fn coordinate(v: array<u32, XYZZ_WORDS>, k: u32) -> Fq {
+    var w: FqWords;
+    for (var j = 0u; j < FQ_WORDS; j++) {
+        w[j] = v[FQ_WORDS * k + j];
     }
     return fq_unpack(w);
 }
 
-fn load_affine(v: array<u32, 32>) -> Affine {
-    return Affine(word8(v, 0u), word8(v, 1u));
+fn load_affine(v: array<u32, XYZZ_WORDS>) -> Affine {
+    return Affine(coordinate(v, 0u), coordinate(v, 1u));
 }
 
 @compute @workgroup_size(64)

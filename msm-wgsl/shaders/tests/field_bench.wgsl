@@ -9,9 +9,9 @@ override ITERS: u32 = 64u;
 override OP: u32 = 0u;
 override WG: u32 = 64u;
 
-@group(0) @binding(0) var<storage, read> in_a: array<array<u32, 8>>;
-@group(0) @binding(1) var<storage, read> in_b: array<array<u32, 8>>;
-@group(0) @binding(2) var<storage, read_write> out: array<array<u32, 8>>;
+@group(0) @binding(0) var<storage, read> in_a: array<FqWords>;
+@group(0) @binding(1) var<storage, read> in_b: array<FqWords>;
+@group(0) @binding(2) var<storage, read_write> out: array<FqWords>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

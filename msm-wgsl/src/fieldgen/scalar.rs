@@ -33,6 +33,7 @@ pub fn scalar_module() -> String {
         .replace("FQ_", "FR_")
         .replace("Fq", "Fr");
     reduce_words_mod_r(&mut s);
+    s.push_str("// A scalar's little-endian words.\nalias FrWords = array<u32, 8>;\n");
     s
 }
 

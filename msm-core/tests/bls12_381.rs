@@ -1,13 +1,14 @@
-//! The WGSL field primitives generated for BLS12-381's 381-bit Fq (12
-//! packed words) against ark-bls12-381, in every layout and inversion, on
-//! seeded random and edge values.
+//! The WGSL field and G1 primitives generated for BLS12-381 (a 381-bit Fq:
+//! 12 packed words) against ark-bls12-381, in every layout (and, for the
+//! field, every inversion), on seeded random and edge values.
 
 mod common;
 
-use ark_bls12_381::Fq;
+use ark_bls12_381::{Fq, G1Affine, G1Projective};
+use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{AdditiveGroup, BigInteger, Field, PrimeField, UniformRand};
-use common::{ctx_with, rng};
-use msm_core::diagnostics::{BaseField, FieldOp};
+use common::{ctx, ctx_with, rng};
+use msm_core::diagnostics::{BaseField, CurveOp, FieldOp};
 use msm_core::{FieldLayout, Inversion};
 use msm_wgsl::FieldConstants;
 
@@ -169,6 +170,121 @@ fn bls12_381_field_ops_match_arkworks() {
             for (x, got) in a.iter().zip(&from) {
                 assert_eq!(from_words(got), Some(*x), "{layout} from_mont");
             }
+        }
+    }
+}
+
+/// x, y, zz, zzz of `p` scaled by z (the identity: zz = 0), packed.
+fn pack_xyzz(repr: &Repr, p: &G1Affine, z: Fq) -> Vec<u32> {
+    let c = if p.is_zero() {
+        [Fq::ONE, Fq::ONE, Fq::ZERO, Fq::ZERO]
+    } else {
+        let zz = z.square();
+        [p.x * zz, p.y * zz * z, zz, zz * z]
+    };
+    c.iter().flat_map(|v| repr.encode(*v)).collect()
+}
+
+fn pack_affine(repr: &Repr, p: &G1Affine) -> Vec<u32> {
+    [p.x, p.y, Fq::ZERO, Fq::ZERO]
+        .iter()
+        .flat_map(|v| repr.encode(*v))
+        .collect()
+}
+
+/// A GPU XYZZ point as affine, checking ZZ^3 = ZZZ^2 and the curve equation.
+fn unpack(repr: &Repr, w: &[u32]) -> G1Affine {
+    let c: Vec<Fq> = w
+        .chunks(WORDS)
+        .map(|v| repr.decode(v).expect("reduced output"))
+        .collect();
+    if c[2] == Fq::ZERO {
+        return G1Affine::zero();
+    }
+    assert_eq!(c[2].pow([3]), c[3].square(), "ZZ^3 != ZZZ^2");
+    let p = G1Affine::new_unchecked(c[0] / c[2], c[1] / c[3]);
+    assert!(p.is_on_curve(), "result off the curve");
+    p
+}
+
+/// Every G1 operation of the curve module on BLS12-381 in the 64-bit
+/// layout (the portable ones: [`bls12_381_g1_ops_portable_layouts`]).
+#[test]
+fn bls12_381_g1_ops_match_arkworks() {
+    check_g1_ops(&[FieldLayout::Limbs32x8]);
+}
+
+/// [`bls12_381_g1_ops_match_arkworks`] in 13x30 and 16x24: lavapipe compiles
+/// their unrolled curve code for about 4 minutes each, so CI leaves them
+/// out (`cargo test -p msm-core --test bls12_381 -- --ignored`; the result
+/// is in docs/benchmarks.md).
+#[test]
+#[ignore]
+fn bls12_381_g1_ops_portable_layouts() {
+    check_g1_ops(&[FieldLayout::Limbs13x20, FieldLayout::Limbs16x16]);
+}
+
+/// Affine add and double given an inverse, XYZZ add / mixed add / double /
+/// negation over random points with random scales, and the special cases
+/// (identity on either side, P + P, P + (-P), G + 2G), against arkworks.
+fn check_g1_ops(layouts: &[FieldLayout]) {
+    let mut r = rng(12381);
+    let p: Vec<G1Affine> = (0..40).map(|_| G1Projective::rand(&mut r).into_affine()).collect();
+    let q: Vec<G1Affine> = (0..40).map(|_| G1Projective::rand(&mut r).into_affine()).collect();
+    let zero = G1Affine::zero();
+    let g = G1Affine::generator();
+    let mut cases: Vec<(G1Affine, G1Affine)> = p.iter().copied().zip(q.iter().copied()).collect();
+    for i in 0..6 {
+        cases.extend([(p[i], p[i]), (p[i], -p[i]), (zero, p[i]), (p[i], zero)]);
+    }
+    cases.extend([(zero, zero), (g, (g + g).into_affine())]);
+    for &layout in layouts {
+        let Some(ctx) = ctx(layout) else { continue };
+        let repr = Repr::new(layout);
+        let run = |op, a: &[Vec<u32>], b: &[Vec<u32>]| -> Vec<G1Affine> {
+            let out = pollster::block_on(ctx.curve_op_in(BaseField::Bls12_381, op, a, b)).unwrap();
+            out.iter().map(|w| unpack(&repr, w)).collect()
+        };
+        // affine formulas: distinct x (the random pairs and G + 2G)
+        let affine: Vec<(G1Affine, G1Affine)> = cases
+            .iter()
+            .copied()
+            .filter(|(x, y)| !x.is_zero() && !y.is_zero() && x.x != y.x)
+            .collect();
+        let aa: Vec<Vec<u32>> = affine.iter().map(|(x, _)| pack_affine(&repr, x)).collect();
+        let ab: Vec<Vec<u32>> = affine.iter().map(|(_, y)| pack_affine(&repr, y)).collect();
+        let sum = run(CurveOp::AffineAddWithInv, &aa, &ab);
+        let dbl = run(CurveOp::AffineDoubleWithInv, &aa, &ab);
+        let neg = run(CurveOp::AffineNeg, &aa, &ab);
+        for (i, (x, y)) in affine.iter().enumerate() {
+            assert_eq!(sum[i], (*x + *y).into_affine(), "{layout} affine add {i}");
+            assert_eq!(dbl[i], (*x + *x).into_affine(), "{layout} affine double {i}");
+            assert_eq!(neg[i], -*x, "{layout} affine neg {i}");
+        }
+        // XYZZ formulas with random scales
+        let a: Vec<Vec<u32>> = cases
+            .iter()
+            .map(|(x, _)| pack_xyzz(&repr, x, Fq::rand(&mut r)))
+            .collect();
+        let b: Vec<Vec<u32>> = cases
+            .iter()
+            .map(|(_, y)| pack_xyzz(&repr, y, Fq::rand(&mut r)))
+            .collect();
+        let add = run(CurveOp::XyzzAdd, &a, &b);
+        let dbl = run(CurveOp::XyzzDouble, &a, &b);
+        let neg = run(CurveOp::XyzzNeg, &a, &b);
+        for (i, (x, y)) in cases.iter().enumerate() {
+            assert_eq!(add[i], (*x + *y).into_affine(), "{layout} xyzz add {i}");
+            assert_eq!(dbl[i], (*x + *x).into_affine(), "{layout} xyzz double {i}");
+            assert_eq!(neg[i], -*x, "{layout} xyzz neg {i}");
+        }
+        let mixed: Vec<usize> = (0..cases.len()).filter(|&i| !cases[i].1.is_zero()).collect();
+        let ma: Vec<Vec<u32>> = mixed.iter().map(|&i| a[i].clone()).collect();
+        let mb: Vec<Vec<u32>> = mixed.iter().map(|&i| pack_affine(&repr, &cases[i].1)).collect();
+        let madd = run(CurveOp::XyzzAddAffine, &ma, &mb);
+        for (k, &i) in mixed.iter().enumerate() {
+            let (x, y) = cases[i];
+            assert_eq!(madd[k], (x + y).into_affine(), "{layout} xyzz madd {i}");
         }
     }
 }
