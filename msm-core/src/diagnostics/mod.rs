@@ -6,8 +6,10 @@ use ark_bn254::Fq;
 pub use msm_wgsl::BaseField;
 use msm_wgsl::{FieldConstants, FieldOptions, ShaderId, ShaderLibrary};
 
+mod bench;
 mod stages;
 
+pub use bench::{ChainOp, Throughput};
 pub use stages::MsmStages;
 
 use crate::context::GpuContext;
@@ -271,84 +273,6 @@ impl GpuContext {
         self.queue.submit([enc.finish()]);
         self.read_words(&buf, seeds.len()).await
     }
-
-    /// Measures chained-multiplication throughput: `invocations` threads each
-    /// doing `iters` dependent multiplications, `reps` timed dispatches after one
-    /// warm-up. Timed by wall clock around submit and wait (the dispatch is long
-    /// enough that submission overhead is noise). Every output is checked
-    /// against arkworks.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub async fn field_throughput(
-        &self,
-        invocations: usize,
-        iters: u32,
-        reps: usize,
-        op: ChainOp,
-    ) -> Result<Throughput, MsmError> {
-        use ark_ff::Field;
-        use ark_std::UniformRand;
-        let mut rng = ark_std::test_rng();
-        let a: Vec<Fq> = (0..invocations).map(|_| Fq::rand(&mut rng)).collect();
-        let b: Vec<Fq> = (0..invocations).map(|_| Fq::rand(&mut rng)).collect();
-        let repr = FieldRepr::new(self.field_layout());
-        let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
-        let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
-        let (pipeline, groups) = self.bench_pipeline(invocations, iters, op).await?;
-        let ba = self.storage_init("in_a", bytemuck::cast_slice(&aw), false);
-        let bb = self.storage_init("in_b", bytemuck::cast_slice(&bw), false);
-        let out = self.storage_out("out", invocations * 8);
-        let mut times = Vec::with_capacity(reps);
-        for rep in 0..=reps {
-            let start = std::time::Instant::now();
-            let mut enc = self.device.create_command_encoder(&Default::default());
-            self.dispatch(&mut enc, "field_bench", &pipeline, &[&ba, &bb, &out], groups, None);
-            self.queue.submit([enc.finish()]);
-            self.wait_idle()?;
-            if rep > 0 {
-                times.push(start.elapsed().as_secs_f64());
-            }
-        }
-        let words = self.read_words(&out, invocations * 8).await?;
-        let correct = words.chunks_exact(8).zip(a.iter().zip(&b)).all(|(w, (x, y))| {
-            let want = match op {
-                ChainOp::Mul => *x * y.pow([iters as u64]),
-                // x -> y / x has period 2
-                ChainOp::Inv if iters.is_multiple_of(2) => *x,
-                ChainOp::Inv => *y / x,
-            };
-            repr.from_gpu(w.try_into().unwrap()) == Some(want)
-        });
-        times.sort_by(|x, y| x.partial_cmp(y).unwrap());
-        let mults = invocations as f64 * iters as f64;
-        Ok(Throughput {
-            mults_per_sec_median: mults / times[times.len() / 2],
-            mults_per_sec_best: mults / times[0],
-            mults_per_sec_worst: mults / times[times.len() - 1],
-            seconds_median: times[times.len() / 2],
-            correct,
-        })
-    }
-}
-
-/// The chained operation of the `field_bench` shader. Keep codes in sync.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChainOp {
-    /// x <- x * y
-    Mul = 0,
-    /// x <- y / x (one inversion and one multiplication)
-    Inv = 1,
-}
-
-/// Result of [`GpuContext::field_throughput`].
-#[derive(Clone, Copy, Debug)]
-pub struct Throughput {
-    /// Chained operations per second (multiplications, or inversions for [`ChainOp::Inv`]).
-    pub mults_per_sec_median: f64,
-    pub mults_per_sec_best: f64,
-    pub mults_per_sec_worst: f64,
-    pub seconds_median: f64,
-    /// Every chained result equalled arkworks' `a * b^iters`.
-    pub correct: bool,
 }
 
 /// CPU twin of the `loop_probe` shader.

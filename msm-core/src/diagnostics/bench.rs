@@ -1,0 +1,167 @@
+//! Chained field operations timed on the GPU (`msm-cli field-bench`), in
+//! BN254's Fq or another curve's base field.
+
+/// The chained operation of the `field_bench` shader. Keep codes in sync.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainOp {
+    /// x <- x * y
+    Mul = 0,
+    /// x <- y / x (one inversion and one multiplication)
+    Inv = 1,
+}
+
+/// Result of [`GpuContext::field_throughput`].
+#[derive(Clone, Copy, Debug)]
+pub struct Throughput {
+    /// Chained operations per second (multiplications, or inversions for [`ChainOp::Inv`]).
+    pub mults_per_sec_median: f64,
+    pub mults_per_sec_best: f64,
+    pub mults_per_sec_worst: f64,
+    pub seconds_median: f64,
+    /// Every chained result equalled arkworks' `a * b^iters`.
+    pub correct: bool,
+}
+
+// Timed with the host's clock and its blocking waits: native only.
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use ark_ff::PrimeField;
+    use msm_wgsl::{BaseField, FieldConstants, FieldOptions, ShaderId, ShaderLibrary};
+
+    use super::super::WG;
+    use super::{ChainOp, Throughput};
+    use crate::context::GpuContext;
+    use crate::error::MsmError;
+
+    /// An element's canonical little-endian u32 words (arkworks' 64-bit limbs split).
+    fn words_of<F: PrimeField>(x: F) -> Vec<u32> {
+        x.into_bigint()
+            .as_ref()
+            .iter()
+            .flat_map(|l| [*l as u32, (*l >> 32) as u32])
+            .collect()
+    }
+
+    /// The element whose canonical words are `w`, if they are below p.
+    fn from_words<F: PrimeField>(w: &[u32]) -> Option<F> {
+        let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let v = F::from_le_bytes_mod_order(&bytes);
+        (words_of(v) == w).then_some(v)
+    }
+
+    impl GpuContext {
+        /// Measures chained-multiplication throughput in BN254's Fq:
+        /// `invocations` threads each doing `iters` dependent operations, `reps`
+        /// timed dispatches after one warm-up. Timed by wall clock around submit
+        /// and wait (the dispatch is long enough that submission overhead is
+        /// noise). Every output is checked against arkworks.
+        pub async fn field_throughput(
+            &self,
+            invocations: usize,
+            iters: u32,
+            reps: usize,
+            op: ChainOp,
+        ) -> Result<Throughput, MsmError> {
+            self.field_throughput_in(BaseField::Bn254, invocations, iters, reps, op)
+                .await
+        }
+
+        /// [`GpuContext::field_throughput`] in `field` (this context's layout,
+        /// code and inversion).
+        pub async fn field_throughput_in(
+            &self,
+            field: BaseField,
+            invocations: usize,
+            iters: u32,
+            reps: usize,
+            op: ChainOp,
+        ) -> Result<Throughput, MsmError> {
+            match field {
+                BaseField::Bn254 => {
+                    self.throughput::<ark_bn254::Fq>(field, invocations, iters, reps, op)
+                        .await
+                }
+                BaseField::Bls12_381 => {
+                    self.throughput::<ark_bls12_381::Fq>(field, invocations, iters, reps, op)
+                        .await
+                }
+            }
+        }
+
+        async fn throughput<F: PrimeField>(
+            &self,
+            field: BaseField,
+            invocations: usize,
+            iters: u32,
+            reps: usize,
+            op: ChainOp,
+        ) -> Result<Throughput, MsmError> {
+            let mut rng = ark_std::test_rng();
+            let a: Vec<F> = (0..invocations).map(|_| F::rand(&mut rng)).collect();
+            let b: Vec<F> = (0..invocations).map(|_| F::rand(&mut rng)).collect();
+            let c = FieldConstants::for_field(self.field_layout(), field);
+            let r = F::from(2u64).pow([c.r_bits as u64]);
+            let r_inv = r.inverse().expect("R is invertible");
+            let encode = |v: &[F]| -> Vec<u32> { v.iter().flat_map(|x| words_of(*x * r)).collect() };
+            let groups = self.grid(invocations.div_ceil(WG as usize) as u32);
+            let overrides = [("ITERS", iters as f64), ("WG", WG as f64), ("OP", op as u32 as f64)];
+            let pipeline = if field == BaseField::Bn254 {
+                self.pipeline(ShaderId::FieldBench, "main", &overrides, None).await?
+            } else {
+                let opts = FieldOptions {
+                    field,
+                    ..self.field_options()
+                };
+                let source = ShaderLibrary::with_options(opts)?.source(ShaderId::FieldBench)?;
+                let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some("field_bench"),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                });
+                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("field_bench"),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &overrides,
+                        ..Default::default()
+                    },
+                    cache: None,
+                })
+            };
+            let ba = self.storage_init("in_a", &encode(&a), false);
+            let bb = self.storage_init("in_b", &encode(&b), false);
+            let out = self.storage_out("out", invocations * c.words);
+            let mut times = Vec::with_capacity(reps);
+            for rep in 0..=reps {
+                let start = std::time::Instant::now();
+                let mut enc = self.device.create_command_encoder(&Default::default());
+                self.dispatch(&mut enc, "field_bench", &pipeline, &[&ba, &bb, &out], groups, None);
+                self.queue.submit([enc.finish()]);
+                self.wait_idle()?;
+                if rep > 0 {
+                    times.push(start.elapsed().as_secs_f64());
+                }
+            }
+            let words = self.read_words(&out, invocations * c.words).await?;
+            let correct = words.chunks_exact(c.words).zip(a.iter().zip(&b)).all(|(w, (x, y))| {
+                let want = match op {
+                    ChainOp::Mul => *x * y.pow([iters as u64]),
+                    // x -> y / x has period 2
+                    ChainOp::Inv if iters.is_multiple_of(2) => *x,
+                    ChainOp::Inv => *y / x,
+                };
+                from_words::<F>(w).map(|m| m * r_inv) == Some(want)
+            });
+            times.sort_by(|x, y| x.partial_cmp(y).unwrap());
+            let mults = invocations as f64 * iters as f64;
+            Ok(Throughput {
+                mults_per_sec_median: mults / times[times.len() / 2],
+                mults_per_sec_best: mults / times[0],
+                mults_per_sec_worst: mults / times[times.len() - 1],
+                seconds_median: times[times.len() / 2],
+                correct,
+            })
+        }
+    }
+}
