@@ -6,7 +6,9 @@ use msm_core::{ContextOptions, FieldLayout, GpuContext, Inversion, MsmError};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Layouts to measure (13x20, 16x16, 32x8-int64); default: every layout the adapter runs.
+    /// Layouts to measure (13x20, 16x16, 32x8-int64: BN254's shapes; in
+    /// BLS12-381's field they are 13x30, 16x24 and 32x12); default: every
+    /// layout the adapter runs.
     #[arg(long, value_delimiter = ',')]
     layout: Vec<String>,
     /// Threads, each running one dependent chain.

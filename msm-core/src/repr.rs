@@ -4,7 +4,7 @@
 
 use ark_bn254::Fq;
 use ark_ff::{BigInt, Field, PrimeField};
-use msm_wgsl::FieldLayout;
+use msm_wgsl::{BaseField, FieldConstants, FieldLayout};
 
 /// Eight little-endian u32 words of a 256-bit value.
 pub type Words = [u32; 8];
@@ -56,6 +56,68 @@ impl FieldRepr {
     }
 }
 
+/// A canonical element's little-endian u32 words (arkworks' 64-bit limbs
+/// split): 8 for BN254's fields, 12 for BLS12-381's Fq.
+pub fn canonical_words<F: PrimeField>(a: F) -> Vec<u32> {
+    a.into_bigint()
+        .as_ref()
+        .iter()
+        .flat_map(|l| [*l as u32, (*l >> 32) as u32])
+        .collect()
+}
+
+/// The element whose canonical words are `w`; `None` unless they are below p.
+pub fn from_canonical_words<F: PrimeField>(w: &[u32]) -> Option<F> {
+    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let v = F::from_le_bytes_mod_order(&bytes);
+    (canonical_words(v) == w).then_some(v)
+}
+
+/// [`FieldRepr`] for the base field of any curve: arkworks' `F` in the
+/// packed Montgomery form of `layout` in that field (R = 2^(W N) with N
+/// from the field's width).
+#[derive(Clone, Copy, Debug)]
+pub struct FieldCodec<F> {
+    r: F,
+    r_inv: F,
+    words: usize,
+}
+
+impl<F: PrimeField> FieldCodec<F> {
+    /// The codec of `field` in `layout`; `F` must be that field.
+    pub fn new(layout: FieldLayout, field: BaseField) -> Self {
+        let c = FieldConstants::for_field(layout, field);
+        let modulus: Vec<u32> = F::MODULUS
+            .as_ref()
+            .iter()
+            .flat_map(|l| [*l as u32, (*l >> 32) as u32])
+            .collect();
+        assert_eq!(modulus, c.p_words, "F is not {field}'s Fq");
+        let r = F::from(2u64).pow([c.r_bits as u64]);
+        FieldCodec {
+            r,
+            r_inv: r.inverse().expect("R is invertible mod p"),
+            words: c.words,
+        }
+    }
+
+    /// Words of one packed element.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// `a` in the GPU's packed Montgomery form.
+    pub fn encode(&self, a: F) -> Vec<u32> {
+        canonical_words(a * self.r)
+    }
+
+    /// Reads the GPU's packed Montgomery form; `None` unless the words are a
+    /// reduced residue.
+    pub fn decode(&self, w: &[u32]) -> Option<F> {
+        from_canonical_words::<F>(w).map(|m| m * self.r_inv)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +133,19 @@ mod tests {
                 assert_eq!(repr.from_gpu(&repr.to_gpu(&a)), Some(a));
             }
             assert_eq!(repr.from_gpu(&[u32::MAX; 8]), None);
+            // the generic codec agrees with it on BN254
+            let codec = FieldCodec::<Fq>::new(layout, BaseField::Bn254);
+            let a = Fq::rand(&mut rng);
+            assert_eq!(codec.encode(a), repr.to_gpu(&a).to_vec());
+        }
+        for layout in FieldLayout::ALL {
+            let codec = FieldCodec::<ark_bls12_381::Fq>::new(layout, BaseField::Bls12_381);
+            assert_eq!(codec.words(), 12);
+            for _ in 0..50 {
+                let a = ark_bls12_381::Fq::rand(&mut rng);
+                assert_eq!(codec.decode(&codec.encode(a)), Some(a));
+            }
+            assert_eq!(codec.decode(&[u32::MAX; 12]), None);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The WGSL field and G1 primitives generated for BLS12-381 (a 381-bit Fq:
 //! 12 packed words) against ark-bls12-381, in every layout (and, for the
-//! field, every inversion), on seeded random and edge values.
+//! field, every inversion), on seeded random and edge values; and the
+//! scalar module of both curves against their arkworks Fr.
 
 mod common;
 
@@ -8,50 +9,17 @@ use ark_bls12_381::{Fq, G1Affine, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{AdditiveGroup, BigInteger, Field, PrimeField, UniformRand};
 use common::{ctx, ctx_with, rng};
-use msm_core::diagnostics::{BaseField, CurveOp, FieldOp};
+use msm_core::diagnostics::{BaseField, CurveOp, FieldOp, ScalarOp};
+use msm_core::repr::{canonical_words, from_canonical_words, FieldCodec};
 use msm_core::{FieldLayout, Inversion};
-use msm_wgsl::FieldConstants;
 
 const WORDS: usize = 12;
 
-/// A value's 12 little-endian words (canonical).
-fn words(x: Fq) -> Vec<u32> {
-    x.into_bigint()
-        .0
-        .iter()
-        .flat_map(|l| [*l as u32, (*l >> 32) as u32])
-        .collect()
-}
-
-/// The element whose canonical words are `w` (None when not below p).
-fn from_words(w: &[u32]) -> Option<Fq> {
-    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let v = Fq::from_le_bytes_mod_order(&bytes);
-    (words(v) == w).then_some(v)
-}
-
-/// The GPU's packed Montgomery form in `layout` (R = 2^(W N)) and back.
-struct Repr {
-    r: Fq,
-    r_inv: Fq,
-}
-
-impl Repr {
-    fn new(layout: FieldLayout) -> Self {
-        let c = FieldConstants::for_field(layout, BaseField::Bls12_381);
-        assert_eq!(c.words, WORDS);
-        let r = Fq::from(2u64).pow([c.r_bits as u64]);
-        Repr {
-            r,
-            r_inv: r.inverse().unwrap(),
-        }
-    }
-    fn encode(&self, x: Fq) -> Vec<u32> {
-        words(x * self.r)
-    }
-    fn decode(&self, w: &[u32]) -> Option<Fq> {
-        from_words(w).map(|m| m * self.r_inv)
-    }
+/// The GPU's packed Montgomery form of BLS12-381's Fq in `layout`.
+fn codec(layout: FieldLayout) -> FieldCodec<Fq> {
+    let c = FieldCodec::new(layout, BaseField::Bls12_381);
+    assert_eq!(c.words(), WORDS);
+    c
 }
 
 /// 0, 1, 2, p - 1, p - 2, (p -+ 1) / 2, 2^380, 2^384 and the layouts' radixes.
@@ -113,7 +81,7 @@ fn bls12_381_field_ops_match_arkworks() {
             let Some(ctx) = ctx_with(layout, Some(inversion)) else {
                 continue;
             };
-            let repr = Repr::new(layout);
+            let repr = codec(layout);
             let aw: Vec<Vec<u32>> = a.iter().map(|x| repr.encode(*x)).collect();
             let bw: Vec<Vec<u32>> = b.iter().map(|x| repr.encode(*x)).collect();
             let run = |op, x: &[Vec<u32>], y: &[Vec<u32>]| {
@@ -152,7 +120,7 @@ fn bls12_381_field_ops_match_arkworks() {
                 assert_eq!(zero[i][0], u32::from(a[i] == Fq::ZERO), "{layout} is_zero {i}");
             }
             // Montgomery form in and out: raw words up to 2^384 - 1 (above p too).
-            let mut raws: Vec<Vec<u32>> = vec![vec![u32::MAX; WORDS], words(-Fq::ONE), vec![0; WORDS]];
+            let mut raws: Vec<Vec<u32>> = vec![vec![u32::MAX; WORDS], canonical_words(-Fq::ONE), vec![0; WORDS]];
             let mut r = rng(7);
             for _ in 0..64 {
                 raws.push((0..WORDS).map(|_| u32::rand(&mut r)).collect());
@@ -168,14 +136,14 @@ fn bls12_381_field_ops_match_arkworks() {
             }
             let from = run(FieldOp::FromMont, &aw, &aw);
             for (x, got) in a.iter().zip(&from) {
-                assert_eq!(from_words(got), Some(*x), "{layout} from_mont");
+                assert_eq!(from_canonical_words::<Fq>(got), Some(*x), "{layout} from_mont");
             }
         }
     }
 }
 
 /// x, y, zz, zzz of `p` scaled by z (the identity: zz = 0), packed.
-fn pack_xyzz(repr: &Repr, p: &G1Affine, z: Fq) -> Vec<u32> {
+fn pack_xyzz(repr: &FieldCodec<Fq>, p: &G1Affine, z: Fq) -> Vec<u32> {
     let c = if p.is_zero() {
         [Fq::ONE, Fq::ONE, Fq::ZERO, Fq::ZERO]
     } else {
@@ -185,7 +153,7 @@ fn pack_xyzz(repr: &Repr, p: &G1Affine, z: Fq) -> Vec<u32> {
     c.iter().flat_map(|v| repr.encode(*v)).collect()
 }
 
-fn pack_affine(repr: &Repr, p: &G1Affine) -> Vec<u32> {
+fn pack_affine(repr: &FieldCodec<Fq>, p: &G1Affine) -> Vec<u32> {
     [p.x, p.y, Fq::ZERO, Fq::ZERO]
         .iter()
         .flat_map(|v| repr.encode(*v))
@@ -193,7 +161,7 @@ fn pack_affine(repr: &Repr, p: &G1Affine) -> Vec<u32> {
 }
 
 /// A GPU XYZZ point as affine, checking ZZ^3 = ZZZ^2 and the curve equation.
-fn unpack(repr: &Repr, w: &[u32]) -> G1Affine {
+fn unpack(repr: &FieldCodec<Fq>, w: &[u32]) -> G1Affine {
     let c: Vec<Fq> = w
         .chunks(WORDS)
         .map(|v| repr.decode(v).expect("reduced output"))
@@ -240,7 +208,7 @@ fn check_g1_ops(layouts: &[FieldLayout]) {
     cases.extend([(zero, zero), (g, (g + g).into_affine())]);
     for &layout in layouts {
         let Some(ctx) = ctx(layout) else { continue };
-        let repr = Repr::new(layout);
+        let repr = codec(layout);
         let run = |op, a: &[Vec<u32>], b: &[Vec<u32>]| -> Vec<G1Affine> {
             let out = pollster::block_on(ctx.curve_op_in(BaseField::Bls12_381, op, a, b)).unwrap();
             out.iter().map(|w| unpack(&repr, w)).collect()
@@ -287,4 +255,55 @@ fn check_g1_ops(layouts: &[FieldLayout]) {
             assert_eq!(madd[k], (x + y).into_affine(), "{layout} xyzz madd {i}");
         }
     }
+}
+
+/// `fr_from_mont` on arkworks' Montgomery words and `fr_reduce_words` on any
+/// 256-bit value (up to 2^256 - 1, several times r), for Fr of `field`.
+fn check_scalar_module<F: PrimeField>(field: BaseField) {
+    let Some(ctx) = ctx(FieldLayout::Limbs13x20) else {
+        return;
+    };
+    let mut r = rng(255);
+    let mut xs: Vec<F> = vec![F::ZERO, F::ONE, -F::ONE, F::from(2u64).inverse().unwrap()];
+    xs.extend((0..200).map(|_| F::rand(&mut r)));
+    // arkworks' Montgomery form is the element's inner BigInt
+    let mont: Vec<Vec<u32>> = xs
+        .iter()
+        .map(|x| {
+            let limbs: Vec<u64> = (*x * F::from(2u64).pow([256u64])).into_bigint().as_ref().to_vec();
+            limbs.iter().flat_map(|l| [*l as u32, (*l >> 32) as u32]).collect()
+        })
+        .collect();
+    let plain = pollster::block_on(ctx.scalar_op_in(field, ScalarOp::FromMont, &mont)).unwrap();
+    for (x, got) in xs.iter().zip(&plain) {
+        assert_eq!(from_canonical_words::<F>(got), Some(*x), "{field} from_mont");
+    }
+    let modulus = canonical_words(-F::ONE);
+    let mut raws: Vec<Vec<u32>> = vec![vec![u32::MAX; 8], vec![0; 8], modulus];
+    raws.extend((0..200).map(|_| (0..8).map(|_| u32::rand(&mut r)).collect::<Vec<u32>>()));
+    // every multiple of r below 2^256 (r - 1 is above)
+    let words =
+        |b: &F::BigInt| -> Vec<u32> { b.as_ref().iter().flat_map(|l| [*l as u32, (*l >> 32) as u32]).collect() };
+    let r_big = F::MODULUS;
+    let mut k_r = r_big;
+    raws.push(words(&k_r));
+    while !k_r.add_with_carry(&r_big) {
+        raws.push(words(&k_r));
+    }
+    let reduced = pollster::block_on(ctx.scalar_op_in(field, ScalarOp::ReduceWords, &raws)).unwrap();
+    for (raw, got) in raws.iter().zip(&reduced) {
+        let bytes: Vec<u8> = raw.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let want = F::from_le_bytes_mod_order(&bytes);
+        assert_eq!(
+            from_canonical_words::<F>(got),
+            Some(want),
+            "{field} reduce_words {raw:x?}"
+        );
+    }
+}
+
+#[test]
+fn scalar_module_matches_arkworks_on_both_curves() {
+    check_scalar_module::<ark_bn254::Fr>(BaseField::Bn254);
+    check_scalar_module::<ark_bls12_381::Fr>(BaseField::Bls12_381);
 }

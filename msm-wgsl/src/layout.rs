@@ -31,6 +31,14 @@ impl BaseField {
         }
     }
 
+    /// The curve's scalar-field modulus r, from ark-ff.
+    pub fn scalar_modulus(self) -> BigUint {
+        match self {
+            BaseField::Bn254 => scalar_modulus(),
+            BaseField::Bls12_381 => BigUint::from_bytes_le(&ark_bls12_381::Fr::MODULUS.to_bytes_le()),
+        }
+    }
+
     /// The modulus p, from ark-ff.
     pub fn modulus(self) -> BigUint {
         match self {

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use crate::fieldgen::{curve_params_module, field_module_for, scalar_module, FieldCode, FieldOptions, Inversion};
+use crate::fieldgen::{curve_params_module, field_module_for, scalar_module_for, FieldCode, FieldOptions, Inversion};
 use crate::layout::FieldLayout;
 use crate::preprocess::{preprocess_unrolled, ModuleSource, PreprocessError};
 
@@ -59,6 +59,8 @@ pub enum ShaderId {
     FieldBench,
     /// A counted loop that reveals a driver's loop-iteration cap.
     LoopProbe,
+    /// Test entry point: one scalar conversion per invocation.
+    ScalarOps,
     /// Pass 1: digits, histogram, scan, scatter (entry points `histogram`, `scan`, `scatter`).
     Preprocess,
     /// Pass 2: batch-affine bucket accumulation.
@@ -75,11 +77,12 @@ pub enum ShaderId {
 
 impl ShaderId {
     /// Every shader without variants.
-    pub const FIXED: [ShaderId; 9] = [
+    pub const FIXED: [ShaderId; 10] = [
         ShaderId::FieldOps,
         ShaderId::CurveOps,
         ShaderId::FieldBench,
         ShaderId::LoopProbe,
+        ShaderId::ScalarOps,
         ShaderId::Preprocess,
         ShaderId::WalkerCombine,
         ShaderId::Reduce,
@@ -94,6 +97,7 @@ impl ShaderId {
             ShaderId::CurveOps => "curve_ops",
             ShaderId::FieldBench => "field_bench",
             ShaderId::LoopProbe => "loop_probe",
+            ShaderId::ScalarOps => "scalar_ops",
             ShaderId::Preprocess => "preprocess",
             ShaderId::StreamWalker(_) => "stream_walker",
             ShaderId::WalkerCombine => "walker_combine",
@@ -109,6 +113,7 @@ impl ShaderId {
             ShaderId::CurveOps => include_str!("../shaders/tests/curve_ops.wgsl"),
             ShaderId::FieldBench => include_str!("../shaders/tests/field_bench.wgsl"),
             ShaderId::LoopProbe => include_str!("../shaders/tests/loop_probe.wgsl"),
+            ShaderId::ScalarOps => include_str!("../shaders/tests/scalar_ops.wgsl"),
             ShaderId::Preprocess => include_str!("../shaders/preprocess.wgsl"),
             ShaderId::StreamWalker(_) => include_str!("../shaders/stream_walker.wgsl"),
             ShaderId::WalkerCombine => include_str!("../shaders/walker_combine.wgsl"),
@@ -140,7 +145,7 @@ impl ShaderLibrary {
             opts,
             curve_params: curve_params_module(opts.field),
             field: field_module_for(&opts),
-            scalar: scalar_module(),
+            scalar: scalar_module_for(opts.field),
         };
         for id in ShaderId::FIXED {
             lib.source(id)?;

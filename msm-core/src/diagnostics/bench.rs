@@ -26,28 +26,13 @@ pub struct Throughput {
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use ark_ff::PrimeField;
-    use msm_wgsl::{BaseField, FieldConstants, FieldOptions, ShaderId, ShaderLibrary};
+    use msm_wgsl::{BaseField, FieldOptions, ShaderId, ShaderLibrary};
 
     use super::super::WG;
     use super::{ChainOp, Throughput};
     use crate::context::GpuContext;
     use crate::error::MsmError;
-
-    /// An element's canonical little-endian u32 words (arkworks' 64-bit limbs split).
-    fn words_of<F: PrimeField>(x: F) -> Vec<u32> {
-        x.into_bigint()
-            .as_ref()
-            .iter()
-            .flat_map(|l| [*l as u32, (*l >> 32) as u32])
-            .collect()
-    }
-
-    /// The element whose canonical words are `w`, if they are below p.
-    fn from_words<F: PrimeField>(w: &[u32]) -> Option<F> {
-        let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let v = F::from_le_bytes_mod_order(&bytes);
-        (words_of(v) == w).then_some(v)
-    }
+    use crate::repr::FieldCodec;
 
     impl GpuContext {
         /// Measures chained-multiplication throughput in BN254's Fq:
@@ -99,10 +84,9 @@ mod native {
             let mut rng = ark_std::test_rng();
             let a: Vec<F> = (0..invocations).map(|_| F::rand(&mut rng)).collect();
             let b: Vec<F> = (0..invocations).map(|_| F::rand(&mut rng)).collect();
-            let c = FieldConstants::for_field(self.field_layout(), field);
-            let r = F::from(2u64).pow([c.r_bits as u64]);
-            let r_inv = r.inverse().expect("R is invertible");
-            let encode = |v: &[F]| -> Vec<u32> { v.iter().flat_map(|x| words_of(*x * r)).collect() };
+            let codec = FieldCodec::<F>::new(self.field_layout(), field);
+            let words = codec.words();
+            let encode = |v: &[F]| -> Vec<u32> { v.iter().flat_map(|x| codec.encode(*x)).collect() };
             let groups = self.grid(invocations.div_ceil(WG as usize) as u32);
             let overrides = [("ITERS", iters as f64), ("WG", WG as f64), ("OP", op as u32 as f64)];
             let pipeline = if field == BaseField::Bn254 {
@@ -131,7 +115,7 @@ mod native {
             };
             let ba = self.storage_init("in_a", &encode(&a), false);
             let bb = self.storage_init("in_b", &encode(&b), false);
-            let out = self.storage_out("out", invocations * c.words);
+            let out = self.storage_out("out", invocations * words);
             let mut times = Vec::with_capacity(reps);
             for rep in 0..=reps {
                 let start = std::time::Instant::now();
@@ -143,15 +127,15 @@ mod native {
                     times.push(start.elapsed().as_secs_f64());
                 }
             }
-            let words = self.read_words(&out, invocations * c.words).await?;
-            let correct = words.chunks_exact(c.words).zip(a.iter().zip(&b)).all(|(w, (x, y))| {
+            let got = self.read_words(&out, invocations * words).await?;
+            let correct = got.chunks_exact(words).zip(a.iter().zip(&b)).all(|(w, (x, y))| {
                 let want = match op {
                     ChainOp::Mul => *x * y.pow([iters as u64]),
                     // x -> y / x has period 2
                     ChainOp::Inv if iters.is_multiple_of(2) => *x,
                     ChainOp::Inv => *y / x,
                 };
-                from_words::<F>(w).map(|m| m * r_inv) == Some(want)
+                codec.decode(w) == Some(want)
             });
             times.sort_by(|x, y| x.partial_cmp(y).unwrap());
             let mults = invocations as f64 * iters as f64;

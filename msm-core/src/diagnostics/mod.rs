@@ -37,6 +37,16 @@ pub enum FieldOp {
     IsZero = 10,
 }
 
+/// Conversions of the `scalar_ops` test shader (the scalar module). Keep
+/// codes in sync with `shaders/tests/scalar_ops.wgsl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarOp {
+    /// arkworks' Montgomery form (R = 2^256) into the canonical value.
+    FromMont = 0,
+    /// Any 256-bit value mod r.
+    ReduceWords = 1,
+}
+
 /// Curve operations of the `curve_ops` test shader. Keep codes in sync with
 /// `shaders/tests/curve_ops.wgsl`. Every output is an XYZZ point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,7 +155,8 @@ impl GpuContext {
         a: &[Vec<u32>],
         b: &[Vec<u32>],
     ) -> Result<Vec<Vec<u32>>, MsmError> {
-        self.run_elementwise_in(field, ShaderId::FieldOps, op as u32, 1, a, b)
+        let words = FieldConstants::for_field(self.field_layout(), field).words;
+        self.run_elementwise_in(field, ShaderId::FieldOps, op as u32, words, &[a, b])
             .await
     }
 
@@ -158,30 +169,45 @@ impl GpuContext {
         a: &[Vec<u32>],
         b: &[Vec<u32>],
     ) -> Result<Vec<Vec<u32>>, MsmError> {
-        self.run_elementwise_in(field, ShaderId::CurveOps, op as u32, 4, a, b)
+        let words = 4 * FieldConstants::for_field(self.field_layout(), field).words;
+        self.run_elementwise_in(field, ShaderId::CurveOps, op as u32, words, &[a, b])
             .await
     }
 
-    /// One invocation of `id` per operand pair, each `coords` packed values
-    /// of `field`: the shader is generated for that field and compiled on
-    /// every call, outside the pipeline cache (diagnostics only).
+    /// The scalar module of `field`'s curve on each scalar's 8 little-endian
+    /// words.
+    pub async fn scalar_op_in(
+        &self,
+        field: BaseField,
+        op: ScalarOp,
+        a: &[Vec<u32>],
+    ) -> Result<Vec<Vec<u32>>, MsmError> {
+        self.run_elementwise_in(field, ShaderId::ScalarOps, op as u32, 8, &[a])
+            .await
+    }
+
+    /// One invocation of `id` per operand of `words` words each (the
+    /// operand lists bound in order, then the output), in `field`: the
+    /// shader is generated for that field and compiled on every call,
+    /// outside the pipeline cache (diagnostics only).
     async fn run_elementwise_in(
         &self,
         field: BaseField,
         id: ShaderId,
         op: u32,
-        coords: usize,
-        a: &[Vec<u32>],
-        b: &[Vec<u32>],
+        words: usize,
+        inputs: &[&[Vec<u32>]],
     ) -> Result<Vec<Vec<u32>>, MsmError> {
-        assert_eq!(a.len(), b.len(), "operand counts differ");
+        let n = inputs[0].len();
+        assert!(inputs.iter().all(|x| x.len() == n), "operand counts differ");
         let opts = FieldOptions {
             field,
             ..self.field_options()
         };
-        let words = coords * FieldConstants::for_field(opts.layout, field).words;
-        assert!(a.iter().chain(b).all(|v| v.len() == words), "operands of {words} words");
-        let n = a.len();
+        assert!(
+            inputs.iter().all(|x| x.iter().all(|v| v.len() == words)),
+            "operands of {words} words"
+        );
         if n == 0 {
             return Ok(Vec::new());
         }
@@ -201,14 +227,17 @@ impl GpuContext {
             },
             cache: None,
         });
-        let ba = self.storage_init("in_a", &a.concat(), false);
-        let bb = self.storage_init("in_b", &b.concat(), false);
-        let out = self.storage_out("out", n * words);
+        let mut bufs: Vec<wgpu::Buffer> = inputs
+            .iter()
+            .map(|x| self.storage_init("in", &x.concat(), false))
+            .collect();
+        bufs.push(self.storage_out("out", n * words));
         let mut enc = self.device.create_command_encoder(&Default::default());
         let groups = (n.div_ceil(WG as usize) as u32, 1);
-        self.dispatch(&mut enc, id.label(), &pipeline, &[&ba, &bb, &out], groups, None);
+        let bound: Vec<&wgpu::Buffer> = bufs.iter().collect();
+        self.dispatch(&mut enc, id.label(), &pipeline, &bound, groups, None);
         self.queue.submit([enc.finish()]);
-        let got = self.read_words(&out, n * words).await?;
+        let got = self.read_words(&bufs[inputs.len()], n * words).await?;
         Ok(got.chunks_exact(words).map(<[u32]>::to_vec).collect())
     }
 

@@ -17,7 +17,7 @@ mod mul;
 mod scalar;
 
 pub use inverse::Inversion;
-pub use scalar::scalar_module;
+pub use scalar::{scalar_module, scalar_module_for};
 
 /// How the Montgomery multiplication is written out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

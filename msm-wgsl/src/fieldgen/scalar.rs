@@ -1,19 +1,30 @@
-//! The `scalar` module: BN254 Fr, generated like the Fq module.
+//! The `scalar` module: a curve's Fr (BN254's or BLS12-381's), generated
+//! like the Fq module.
 
 use std::fmt::Write;
+
+use num_bigint::BigUint;
 
 use super::{array_lit, Gen};
 use crate::layout::{BaseField, FieldConstants, FieldLayout};
 
-/// The `scalar` module: BN254 Fr in 16-bit limbs (portable), just what the
-/// GPU needs to read scalars as arkworks holds them: `fr_from_mont` turns
-/// arkworks' Montgomery form (R = 2^256) into the canonical value, and
-/// `fr_unpack` / `fr_pack` move between words and limbs. Generated like the
-/// Fq module, with Fr's modulus and the `fr` prefix.
+/// The `scalar` module of BN254 ([`scalar_module_for`]).
 pub fn scalar_module() -> String {
+    scalar_module_for(BaseField::Bn254)
+}
+
+/// The `scalar` module of `field`'s curve: its Fr in 16-bit limbs
+/// (portable), just what the GPU needs to read scalars as arkworks holds
+/// them: `fr_from_mont` turns arkworks' Montgomery form (R = 2^256 for both
+/// curves' 4-limb Fr) into the canonical value, and `fr_unpack` / `fr_pack`
+/// move between words and limbs. Generated like the Fq module, with Fr's
+/// modulus and the `fr` prefix.
+pub fn scalar_module_for(field: BaseField) -> String {
     let layout = FieldLayout::Limbs16x16;
-    let c = FieldConstants::for_modulus(layout, crate::layout::scalar_modulus());
-    let g = Gen::new(&c, BaseField::Bn254);
+    let r = field.scalar_modulus();
+    let c = FieldConstants::for_modulus(layout, r.clone());
+    assert_eq!((c.words, c.r_bits), (8, 256), "a scalar field of 8 words, R = 2^256");
+    let g = Gen::new(&c, field);
     let mut s = String::new();
     g.header(&mut s);
     g.pack(&mut s);
@@ -28,21 +39,24 @@ pub fn scalar_module() -> String {
     )
     .unwrap();
     let mut s = s
-        .replace("BN254 Fq", "BN254 Fr (scalars)")
+        .replacen(" Fq, ", " Fr (scalars), ", 1)
         .replace("fq_", "fr_")
         .replace("FQ_", "FR_")
         .replace("Fq", "Fr");
-    reduce_words_mod_r(&mut s);
+    reduce_words_mod_r(&mut s, &r);
     s.push_str("// A scalar's little-endian words.\nalias FrWords = array<u32, 8>;\n");
     s
 }
 
 /// `fr_reduce_words`: any 256-bit word (8 x u32, little-endian) mod r, by
-/// five conditional subtractions of r (2^256 < 6 r), straight-line and in
-/// 32-bit arithmetic. Canonical scalars then follow arkworks' `msm_bigint`:
-/// every point has order r, so s P = (s mod r) P.
-fn reduce_words_mod_r(s: &mut String) {
-    let r = crate::layout::to_limbs(&crate::layout::scalar_modulus(), 32, 8);
+/// floor((2^256 - 1) / r) conditional subtractions of r (five for BN254,
+/// two for BLS12-381), straight-line and in 32-bit arithmetic. Canonical
+/// scalars then follow arkworks' `msm_bigint`: every point has order r, so
+/// s P = (s mod r) P.
+fn reduce_words_mod_r(s: &mut String, modulus: &BigUint) {
+    let r = crate::layout::to_limbs(modulus, 32, 8);
+    let top = (BigUint::from(1u8) << 256usize) - 1u8;
+    let times = (&top / modulus).to_u32_digits().first().copied().unwrap_or(0);
     s.push_str("// r as 8 little-endian words.\n");
     writeln!(s, "const FR_R_WORDS: array<u32, 8> = {};\n", array_lit(&r)).unwrap();
     s.push_str(
@@ -62,8 +76,10 @@ fn reduce_words_mod_r(s: &mut String) {
         writeln!(s, "    d[{i}] = select(d[{i}], a[{i}], keep);").unwrap();
     }
     s.push_str("    return d;\n}\n\n");
-    s.push_str(
-        "// Any 256-bit word mod r.\nfn fr_reduce_words(a: array<u32, 8>) -> array<u32, 8> {\n    \
-         return fr_sub_r_if_ge(fr_sub_r_if_ge(fr_sub_r_if_ge(fr_sub_r_if_ge(fr_sub_r_if_ge(a)))));\n}\n",
-    );
+    let body = (0..times).fold("a".to_string(), |acc, _| format!("fr_sub_r_if_ge({acc})"));
+    writeln!(
+        s,
+        "// Any 256-bit word mod r.\nfn fr_reduce_words(a: array<u32, 8>) -> array<u32, 8> {{\n    return {body};\n}}"
+    )
+    .unwrap();
 }
