@@ -56,20 +56,26 @@ impl FieldRepr {
     }
 }
 
-/// A canonical element's little-endian u32 words (arkworks' 64-bit limbs
-/// split): 8 for BN254's fields, 12 for BLS12-381's Fq.
+/// arkworks' 64-bit limbs as little-endian u32 words.
+pub fn limb_words(limbs: &[u64]) -> Vec<u32> {
+    limbs.iter().flat_map(|l| [*l as u32, (*l >> 32) as u32]).collect()
+}
+
+/// A canonical element's little-endian u32 words: 8 for BN254's fields,
+/// 12 for BLS12-381's Fq.
 pub fn canonical_words<F: PrimeField>(a: F) -> Vec<u32> {
-    a.into_bigint()
-        .as_ref()
-        .iter()
-        .flat_map(|l| [*l as u32, (*l >> 32) as u32])
-        .collect()
+    limb_words(a.into_bigint().as_ref())
+}
+
+/// Any little-endian words, reduced mod p.
+pub fn words_mod<F: PrimeField>(w: &[u32]) -> F {
+    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    F::from_le_bytes_mod_order(&bytes)
 }
 
 /// The element whose canonical words are `w`; `None` unless they are below p.
 pub fn from_canonical_words<F: PrimeField>(w: &[u32]) -> Option<F> {
-    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let v = F::from_le_bytes_mod_order(&bytes);
+    let v = words_mod::<F>(w);
     (canonical_words(v) == w).then_some(v)
 }
 
@@ -87,12 +93,7 @@ impl<F: PrimeField> FieldCodec<F> {
     /// The codec of `field` in `layout`; `F` must be that field.
     pub fn new(layout: FieldLayout, field: BaseField) -> Self {
         let c = FieldConstants::for_field(layout, field);
-        let modulus: Vec<u32> = F::MODULUS
-            .as_ref()
-            .iter()
-            .flat_map(|l| [*l as u32, (*l >> 32) as u32])
-            .collect();
-        assert_eq!(modulus, c.p_words, "F is not {field}'s Fq");
+        assert_eq!(limb_words(F::MODULUS.as_ref()), c.p_words, "F is not {field}'s Fq");
         let r = F::from(2u64).pow([c.r_bits as u64]);
         FieldCodec {
             r,

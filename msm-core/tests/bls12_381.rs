@@ -8,9 +8,9 @@ mod common;
 use ark_bls12_381::{Fq, G1Affine, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{AdditiveGroup, BigInteger, Field, PrimeField, UniformRand};
-use common::{ctx, ctx_with, rng};
+use common::{ctx, ctx_with, field_reference, operand_pairs_of, rng};
 use msm_core::diagnostics::{BaseField, CurveOp, FieldOp, ScalarOp};
-use msm_core::repr::{canonical_words, from_canonical_words, FieldCodec};
+use msm_core::repr::{canonical_words, from_canonical_words, limb_words, words_mod, FieldCodec};
 use msm_core::{FieldLayout, Inversion};
 
 const WORDS: usize = 12;
@@ -42,40 +42,9 @@ fn edge_values() -> Vec<Fq> {
     v
 }
 
-fn operands(seed: u64) -> (Vec<Fq>, Vec<Fq>) {
-    let edges = edge_values();
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for x in &edges {
-        for y in &edges {
-            a.push(*x);
-            b.push(*y);
-        }
-    }
-    let mut r = rng(seed);
-    for _ in 0..100 {
-        let (x, y) = (Fq::rand(&mut r), Fq::rand(&mut r));
-        a.extend([x, x, x]);
-        b.extend([y, x, -x]);
-    }
-    (a, b)
-}
-
-fn reference(op: FieldOp, a: Fq, b: Fq) -> Fq {
-    match op {
-        FieldOp::Add => a + b,
-        FieldOp::Sub => a - b,
-        FieldOp::Neg => -a,
-        FieldOp::Mul => a * b,
-        FieldOp::Sqr => a.square(),
-        FieldOp::Inv => a.inverse().unwrap_or(Fq::ZERO),
-        FieldOp::Double => a.double(),
-        _ => unreachable!("not a field-valued op"),
-    }
-}
-
 #[test]
 fn bls12_381_field_ops_match_arkworks() {
-    let (a, b) = operands(381);
+    let (a, b) = operand_pairs_of(&edge_values(), 381, 100);
     for layout in FieldLayout::ALL {
         for inversion in Inversion::ALL.into_iter().filter(|i| i.supports(layout)) {
             let Some(ctx) = ctx_with(layout, Some(inversion)) else {
@@ -106,7 +75,7 @@ fn bls12_381_field_ops_match_arkworks() {
                 for i in 0..a.len() {
                     assert_eq!(
                         repr.decode(&out[i]),
-                        Some(reference(op, a[i], b[i])),
+                        Some(field_reference(op, a[i], b[i])),
                         "{layout} {inversion} {op:?} a={} b={}",
                         a[i],
                         b[i]
@@ -127,12 +96,7 @@ fn bls12_381_field_ops_match_arkworks() {
             }
             let to = run(FieldOp::ToMont, &raws, &raws);
             for (raw, got) in raws.iter().zip(&to) {
-                let bytes: Vec<u8> = raw.iter().flat_map(|x| x.to_le_bytes()).collect();
-                assert_eq!(
-                    repr.decode(got),
-                    Some(Fq::from_le_bytes_mod_order(&bytes)),
-                    "{layout} to_mont"
-                );
+                assert_eq!(repr.decode(got), Some(words_mod::<Fq>(raw)), "{layout} to_mont");
             }
             let from = run(FieldOp::FromMont, &aw, &aw);
             for (x, got) in a.iter().zip(&from) {
@@ -266,37 +230,27 @@ fn check_scalar_module<F: PrimeField>(field: BaseField) {
     let mut r = rng(255);
     let mut xs: Vec<F> = vec![F::ZERO, F::ONE, -F::ONE, F::from(2u64).inverse().unwrap()];
     xs.extend((0..200).map(|_| F::rand(&mut r)));
-    // arkworks' Montgomery form is the element's inner BigInt
-    let mont: Vec<Vec<u32>> = xs
-        .iter()
-        .map(|x| {
-            let limbs: Vec<u64> = (*x * F::from(2u64).pow([256u64])).into_bigint().as_ref().to_vec();
-            limbs.iter().flat_map(|l| [*l as u32, (*l >> 32) as u32]).collect()
-        })
-        .collect();
+    // arkworks' Montgomery form: x R with R = 2^256
+    let r256 = F::from(2u64).pow([256u64]);
+    let mont: Vec<Vec<u32>> = xs.iter().map(|x| canonical_words(*x * r256)).collect();
     let plain = pollster::block_on(ctx.scalar_op_in(field, ScalarOp::FromMont, &mont)).unwrap();
     for (x, got) in xs.iter().zip(&plain) {
         assert_eq!(from_canonical_words::<F>(got), Some(*x), "{field} from_mont");
     }
-    let modulus = canonical_words(-F::ONE);
-    let mut raws: Vec<Vec<u32>> = vec![vec![u32::MAX; 8], vec![0; 8], modulus];
+    let mut raws: Vec<Vec<u32>> = vec![vec![u32::MAX; 8], vec![0; 8], canonical_words(-F::ONE)];
     raws.extend((0..200).map(|_| (0..8).map(|_| u32::rand(&mut r)).collect::<Vec<u32>>()));
-    // every multiple of r below 2^256 (r - 1 is above)
-    let words =
-        |b: &F::BigInt| -> Vec<u32> { b.as_ref().iter().flat_map(|l| [*l as u32, (*l >> 32) as u32]).collect() };
+    // every multiple of r below 2^256
     let r_big = F::MODULUS;
     let mut k_r = r_big;
-    raws.push(words(&k_r));
+    raws.push(limb_words(k_r.as_ref()));
     while !k_r.add_with_carry(&r_big) {
-        raws.push(words(&k_r));
+        raws.push(limb_words(k_r.as_ref()));
     }
     let reduced = pollster::block_on(ctx.scalar_op_in(field, ScalarOp::ReduceWords, &raws)).unwrap();
     for (raw, got) in raws.iter().zip(&reduced) {
-        let bytes: Vec<u8> = raw.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let want = F::from_le_bytes_mod_order(&bytes);
         assert_eq!(
             from_canonical_words::<F>(got),
-            Some(want),
+            Some(words_mod::<F>(raw)),
             "{field} reduce_words {raw:x?}"
         );
     }

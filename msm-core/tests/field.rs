@@ -4,8 +4,8 @@
 mod common;
 
 use ark_bn254::Fq;
-use ark_ff::{AdditiveGroup, Field, PrimeField, UniformRand};
-use common::{ctx, ctx_with, edge_values, rng};
+use ark_ff::{Field, PrimeField, UniformRand};
+use common::{ctx, ctx_with, edge_values, field_reference, operand_pairs_of, rng};
 use msm_core::diagnostics::FieldOp;
 use msm_core::repr::{bigint_to_words, FieldRepr, Words};
 use msm_core::{FieldLayout, GpuContext, Inversion};
@@ -13,35 +13,7 @@ use proptest::prelude::*;
 
 /// Every ordered pair of edge values plus seeded random pairs, a = b and a = -b.
 fn operand_pairs(seed: u64) -> (Vec<Fq>, Vec<Fq>) {
-    let edges = edge_values();
-    let mut r = rng(seed);
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for x in &edges {
-        for y in &edges {
-            a.push(*x);
-            b.push(*y);
-        }
-    }
-    for _ in 0..200 {
-        let x = Fq::rand(&mut r);
-        let y = Fq::rand(&mut r);
-        a.extend([x, x, x]);
-        b.extend([y, x, -x]);
-    }
-    (a, b)
-}
-
-fn reference(op: FieldOp, a: Fq, b: Fq) -> Fq {
-    match op {
-        FieldOp::Add => a + b,
-        FieldOp::Sub => a - b,
-        FieldOp::Neg => -a,
-        FieldOp::Mul => a * b,
-        FieldOp::Sqr => a.square(),
-        FieldOp::Inv => a.inverse().unwrap_or(Fq::from(0u64)),
-        FieldOp::Double => a.double(),
-        _ => unreachable!("not a field-valued op"),
-    }
+    operand_pairs_of(&edge_values(), seed, 200)
 }
 
 fn check_ops(layout: FieldLayout, a: &[Fq], b: &[Fq]) {
@@ -67,7 +39,7 @@ fn check_ops_on(ctx: &GpuContext, layout: FieldLayout, a: &[Fq], b: &[Fq]) {
             let got = repr.from_gpu(&out[i]);
             assert_eq!(
                 got,
-                Some(reference(op, a[i], b[i])),
+                Some(field_reference(op, a[i], b[i])),
                 "{layout} {op:?} a={} b={}",
                 a[i],
                 b[i]

@@ -172,6 +172,11 @@ pub fn scalar_modulus() -> BigUint {
     BigUint::from_bytes_le(&ark_bn254::Fr::MODULUS.to_bytes_le())
 }
 
+/// u32 words of the packed form of values below `p`: 8 for 254 bits, 12 for 381.
+pub fn packed_words(p: &BigUint) -> usize {
+    (p.bits() as usize).div_ceil(32)
+}
+
 /// Splits `v` into `count` limbs of `bits` bits, least significant first.
 pub fn to_limbs(v: &BigUint, bits: u32, count: usize) -> Vec<u32> {
     let mask = (BigUint::from(1u8) << bits) - 1u8;
@@ -199,7 +204,7 @@ impl FieldConstants {
         let w = layout.limb_bits();
         let bits = p.bits() as u32;
         let n = layout.limbs_for(bits);
-        let words = bits.div_ceil(32) as usize;
+        let words = packed_words(&p);
         let r_bits = w * n as u32;
         let r = BigUint::from(1u8) << r_bits;
         let r_mod_p = &r % &p;

@@ -13,6 +13,15 @@ fn validate(src: &str, caps: Capabilities) -> Result<(), String> {
         .map_err(|e| format!("{e:?}"))
 }
 
+/// What naga needs to validate `layout`'s shaders (64-bit integers or none).
+fn caps_for(layout: FieldLayout) -> Capabilities {
+    if layout.needs_int64() {
+        Capabilities::SHADER_INT64
+    } else {
+        Capabilities::empty()
+    }
+}
+
 fn walker_variants() -> Vec<WalkerVariant> {
     let mut v = Vec::new();
     for slots in [1, 2, 4, 8, 16] {
@@ -47,11 +56,7 @@ fn every_shader_validates_for_every_layout() {
             ..FieldOptions::new(layout)
         })
         .unwrap();
-        let caps = if layout.needs_int64() {
-            Capabilities::SHADER_INT64
-        } else {
-            Capabilities::empty()
-        };
+        let caps = caps_for(layout);
         let ids = ShaderId::FIXED
             .into_iter()
             .chain(walker_variants().into_iter().map(ShaderId::StreamWalker));
@@ -77,11 +82,7 @@ fn every_shader_validates_for_bls12_381() {
             ..Default::default()
         })
         .unwrap();
-        let caps = if layout.needs_int64() {
-            Capabilities::SHADER_INT64
-        } else {
-            Capabilities::empty()
-        };
+        let caps = caps_for(layout);
         let walkers = walker_variants().into_iter().filter(|v| v.slots <= 4 && !v.unroll);
         for id in ShaderId::FIXED.into_iter().chain(walkers.map(ShaderId::StreamWalker)) {
             let src = lib.source(id).unwrap();

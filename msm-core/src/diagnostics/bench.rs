@@ -26,7 +26,7 @@ pub struct Throughput {
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use ark_ff::PrimeField;
-    use msm_wgsl::{BaseField, FieldOptions, ShaderId, ShaderLibrary};
+    use msm_wgsl::{BaseField, ShaderId};
 
     use super::super::WG;
     use super::{ChainOp, Throughput};
@@ -89,30 +89,7 @@ mod native {
             let encode = |v: &[F]| -> Vec<u32> { v.iter().flat_map(|x| codec.encode(*x)).collect() };
             let groups = self.grid(invocations.div_ceil(WG as usize) as u32);
             let overrides = [("ITERS", iters as f64), ("WG", WG as f64), ("OP", op as u32 as f64)];
-            let pipeline = if field == BaseField::Bn254 {
-                self.pipeline(ShaderId::FieldBench, "main", &overrides, None).await?
-            } else {
-                let opts = FieldOptions {
-                    field,
-                    ..self.field_options()
-                };
-                let source = ShaderLibrary::with_options(opts)?.source(ShaderId::FieldBench)?;
-                let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some("field_bench"),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                });
-                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some("field_bench"),
-                    layout: None,
-                    module: &module,
-                    entry_point: Some("main"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &overrides,
-                        ..Default::default()
-                    },
-                    cache: None,
-                })
-            };
+            let pipeline = self.pipeline_in(field, ShaderId::FieldBench, &overrides).await?;
             let ba = self.storage_init("in_a", &encode(&a), false);
             let bb = self.storage_init("in_b", &encode(&b), false);
             let out = self.storage_out("out", invocations * words);

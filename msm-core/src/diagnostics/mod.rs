@@ -85,26 +85,72 @@ impl GpuContext {
         b: &[[u32; W]],
     ) -> Result<Vec<[u32; W]>, MsmError> {
         assert_eq!(a.len(), b.len(), "operand counts differ");
-        let n = a.len();
+        let inputs = [bytemuck::cast_slice(a), bytemuck::cast_slice(b)];
+        let field = self.field_options().field;
+        let words = self.run_items(field, id, op, W, a.len(), &inputs).await?;
+        Ok(words.chunks_exact(W).map(|c| c.try_into().unwrap()).collect())
+    }
+
+    /// One invocation of `id` (entry `main`, override OP) per item: each
+    /// input holds `n` items of `words` words, bound in order, then the
+    /// output of as many. In this context's field the pipeline is the
+    /// cached one; in another it is compiled here ([`Self::pipeline_in`]).
+    async fn run_items(
+        &self,
+        field: BaseField,
+        id: ShaderId,
+        op: u32,
+        words: usize,
+        n: usize,
+        inputs: &[&[u32]],
+    ) -> Result<Vec<u32>, MsmError> {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let pipeline = self.pipeline(id, "main", &[("OP", op as f64)], None).await?;
-        let ba = self.storage_init("in_a", bytemuck::cast_slice(a), false);
-        let bb = self.storage_init("in_b", bytemuck::cast_slice(b), false);
-        let out = self.storage_out("out", n * W);
+        let pipeline = self.pipeline_in(field, id, &[("OP", op as f64)]).await?;
+        let mut bufs: Vec<wgpu::Buffer> = inputs.iter().map(|x| self.storage_init("in", x, false)).collect();
+        bufs.push(self.storage_out("out", n * words));
+        let bound: Vec<&wgpu::Buffer> = bufs.iter().collect();
         let mut enc = self.device.create_command_encoder(&Default::default());
-        self.dispatch(
-            &mut enc,
-            id.label(),
-            &pipeline,
-            &[&ba, &bb, &out],
-            (n.div_ceil(WG as usize) as u32, 1),
-            None,
-        );
+        let groups = (n.div_ceil(WG as usize) as u32, 1);
+        self.dispatch(&mut enc, id.label(), &pipeline, &bound, groups, None);
         self.queue.submit([enc.finish()]);
-        let words = self.read_words(&out, n * W).await?;
-        Ok(words.chunks_exact(W).map(|c| c.try_into().unwrap()).collect())
+        self.read_words(&bufs[inputs.len()], n * words).await
+    }
+
+    /// The pipeline of `id`'s entry `main` with `overrides`, generated for
+    /// `field`: the context's cached pipeline in its own field, else
+    /// compiled on every call outside the cache (diagnostics only: another
+    /// field's shaders have no `ShaderId` of their own).
+    async fn pipeline_in(
+        &self,
+        field: BaseField,
+        id: ShaderId,
+        overrides: &[(&'static str, f64)],
+    ) -> Result<wgpu::ComputePipeline, MsmError> {
+        if field == self.field_options().field {
+            return self.pipeline(id, "main", overrides, None).await;
+        }
+        let opts = FieldOptions {
+            field,
+            ..self.field_options()
+        };
+        let source = ShaderLibrary::with_options(opts)?.source(id)?;
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(id.label()),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        Ok(self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(id.label()),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: overrides,
+                ..Default::default()
+            },
+            cache: None,
+        }))
     }
 
     /// The resident planes of `bases`, part by part: x and y (8 packed words
@@ -186,10 +232,7 @@ impl GpuContext {
             .await
     }
 
-    /// One invocation of `id` per operand of `words` words each (the
-    /// operand lists bound in order, then the output), in `field`: the
-    /// shader is generated for that field and compiled on every call,
-    /// outside the pipeline cache (diagnostics only).
+    /// [`Self::run_items`] on operand lists of `words` words an item.
     async fn run_elementwise_in(
         &self,
         field: BaseField,
@@ -200,44 +243,13 @@ impl GpuContext {
     ) -> Result<Vec<Vec<u32>>, MsmError> {
         let n = inputs[0].len();
         assert!(inputs.iter().all(|x| x.len() == n), "operand counts differ");
-        let opts = FieldOptions {
-            field,
-            ..self.field_options()
-        };
         assert!(
             inputs.iter().all(|x| x.iter().all(|v| v.len() == words)),
             "operands of {words} words"
         );
-        if n == 0 {
-            return Ok(Vec::new());
-        }
-        let source = ShaderLibrary::with_options(opts)?.source(id)?;
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(id.label()),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(id.label()),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("OP", op as f64)],
-                ..Default::default()
-            },
-            cache: None,
-        });
-        let mut bufs: Vec<wgpu::Buffer> = inputs
-            .iter()
-            .map(|x| self.storage_init("in", &x.concat(), false))
-            .collect();
-        bufs.push(self.storage_out("out", n * words));
-        let mut enc = self.device.create_command_encoder(&Default::default());
-        let groups = (n.div_ceil(WG as usize) as u32, 1);
-        let bound: Vec<&wgpu::Buffer> = bufs.iter().collect();
-        self.dispatch(&mut enc, id.label(), &pipeline, &bound, groups, None);
-        self.queue.submit([enc.finish()]);
-        let got = self.read_words(&bufs[inputs.len()], n * words).await?;
+        let flat: Vec<Vec<u32>> = inputs.iter().map(|x| x.concat()).collect();
+        let flat: Vec<&[u32]> = flat.iter().map(Vec::as_slice).collect();
+        let got = self.run_items(field, id, op, words, n, &flat).await?;
         Ok(got.chunks_exact(words).map(<[u32]>::to_vec).collect())
     }
 

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use ark_bn254::Fq;
-use ark_ff::{BigInteger, PrimeField};
+use ark_ff::{BigInteger, Field, PrimeField, UniformRand};
+use msm_core::diagnostics::FieldOp;
 use msm_core::{ContextOptions, FieldLayout, GpuContext, Inversion};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -99,4 +100,37 @@ pub fn check_reduce_stages(st: &msm_core::MsmStages, buckets: &[Option<ark_bn254
         st.plan
     );
     assert_eq!(twin.windows, cpu::reduce::window_sums_direct(&st.plan, buckets));
+}
+
+/// Every ordered pair of `edges` plus `randoms` seeded random pairs, each
+/// also as a = b and a = -b: the operands of the field-op tests of any field.
+pub fn operand_pairs_of<F: Field + UniformRand>(edges: &[F], seed: u64, randoms: usize) -> (Vec<F>, Vec<F>) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for x in edges {
+        for y in edges {
+            a.push(*x);
+            b.push(*y);
+        }
+    }
+    let mut r = rng(seed);
+    for _ in 0..randoms {
+        let (x, y) = (F::rand(&mut r), F::rand(&mut r));
+        a.extend([x, x, x]);
+        b.extend([y, x, -x]);
+    }
+    (a, b)
+}
+
+/// arkworks' value of a field-valued `op` (the inverse of 0 is 0, as on the GPU).
+pub fn field_reference<F: Field>(op: FieldOp, a: F, b: F) -> F {
+    match op {
+        FieldOp::Add => a + b,
+        FieldOp::Sub => a - b,
+        FieldOp::Neg => -a,
+        FieldOp::Mul => a * b,
+        FieldOp::Sqr => a.square(),
+        FieldOp::Inv => a.inverse().unwrap_or(F::ZERO),
+        FieldOp::Double => a.double(),
+        _ => unreachable!("not a field-valued op"),
+    }
 }

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use crate::layout::{BaseField, FieldConstants, FieldLayout};
+use crate::layout::{packed_words, BaseField, FieldConstants, FieldLayout};
 
 mod inverse;
 mod mul;
@@ -85,8 +85,7 @@ impl FieldOptions {
 /// curve's b in y^2 = x^3 + b (a plain value: 3 for BN254 G1, 4 for
 /// BLS12-381 G1).
 pub fn curve_params_module(field: BaseField) -> String {
-    let p = field.modulus();
-    let words = (p.bits() as usize).div_ceil(32);
+    let words = packed_words(&field.modulus());
     let b: u32 = match field {
         BaseField::Bn254 => 3,
         BaseField::Bls12_381 => 4,
@@ -223,15 +222,11 @@ impl Gen<'_> {
         let (w, n, words) = (self.w, self.n, self.words as u32);
         let bits = 32 * words;
         let a = format!("array<u32, {words}>");
-        if words == 8 {
-            s.push_str("// 8 little-endian u32 words -> limbs (bits above 256 are zero).\n");
-        } else {
-            writeln!(
-                s,
-                "// {words} little-endian u32 words -> limbs (bits above {bits} are zero)."
-            )
-            .unwrap();
-        }
+        writeln!(
+            s,
+            "// {words} little-endian u32 words -> limbs (bits above {bits} are zero)."
+        )
+        .unwrap();
         writeln!(s, "fn fq_unpack(v: {a}) -> Fq {{\n    var r: Fq;").unwrap();
         for i in 0..n {
             let lo = i as u32 * w;
@@ -253,15 +248,11 @@ impl Gen<'_> {
             writeln!(s, "    r[{i}] = {e};").unwrap();
         }
         s.push_str("    return r;\n}\n\n");
-        if words == 8 {
-            s.push_str("// limbs -> 8 little-endian u32 words (the value must be < 2^256).\n");
-        } else {
-            writeln!(
-                s,
-                "// limbs -> {words} little-endian u32 words (the value must be < 2^{bits})."
-            )
-            .unwrap();
-        }
+        writeln!(
+            s,
+            "// limbs -> {words} little-endian u32 words (the value must be < 2^{bits})."
+        )
+        .unwrap();
         writeln!(s, "fn fq_pack(a: Fq) -> {a} {{\n    var v: {a};").unwrap();
         for word in 0..words {
             let mut parts = Vec::new();
