@@ -8,6 +8,9 @@ use msm_core::{
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct GpuArgs {
+    /// Curve group: bn254 or bls12-381 (their G1).
+    #[arg(long, default_value = "bn254")]
+    pub curve: String,
     /// Use the first adapter whose name contains this text (see `msm-cli adapters`).
     #[arg(long)]
     pub adapter: Option<String>,
@@ -103,6 +106,12 @@ impl clap::FromArgMatches for KnobArgs {
 }
 
 impl GpuArgs {
+    /// The `--curve` asked for.
+    pub fn curve(&self) -> Result<msm_core::Curve, MsmError> {
+        msm_core::Curve::from_name(&self.curve)
+            .ok_or_else(|| MsmError::invalid_config("--curve", format!("{}: expected bn254 or bls12-381", self.curve)))
+    }
+
     /// Builds the context (timestamps on when the adapter has them).
     pub fn context(&self, knobs: KnobOverrides) -> Result<GpuContext, MsmError> {
         let profile = match self.profile.as_os_str().to_str() {
@@ -127,6 +136,7 @@ impl GpuArgs {
         let field_code: Option<FieldCode> = parsed(self.field_code.as_deref(), "--field-code")?;
         let inversion: Option<Inversion> = parsed(self.inversion.as_deref(), "--inversion")?;
         let ctx = GpuContext::new_blocking(&ContextOptions {
+            curve: self.curve()?,
             field_layout,
             adapter_name: self.adapter.clone(),
             timestamps: true,

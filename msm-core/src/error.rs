@@ -50,6 +50,13 @@ pub enum MsmError {
     /// and buffers).
     #[error("these bases were uploaded through another context; upload them through this one")]
     ForeignBases,
+    /// A call for another curve group than the context runs (a context's
+    /// shaders are generated for one curve: build one per curve).
+    #[error("this context runs {context}; {asked} was asked (ContextOptions::curve)")]
+    WrongCurve {
+        context: crate::curve::Curve,
+        asked: crate::curve::Curve,
+    },
     /// Inputs the MSM cannot read: malformed scalar bytes, bases that are
     /// not points of the curve (with the index of the first one).
     #[error("invalid input: {0}")]

@@ -66,6 +66,8 @@ macro_rules! diagnostics_modules {
 
 diagnostics_modules!(config, context, cpu, engine, error, layout, msm, passes, plan, repr);
 
+mod curve;
+
 mod bases;
 mod host_bytes;
 pub mod knobs;
@@ -80,10 +82,11 @@ pub mod headless;
 #[cfg(any(feature = "diagnostics", test))]
 pub mod sample;
 
-pub use bases::{table_bytes, Bases};
+pub use bases::{table_bytes, BaseSet, Bases};
 pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
 pub use context::{list_adapters, AdapterClass, ContextOptions, GpuContext, LimitsChoice, PipelineCacheDir};
 pub use cpu::bases::{BaseDefect, BaseFormat};
+pub use curve::{Bn254, Curve, GpuCurve};
 pub use engine::profile::{ProfileChoice, ProfileSource};
 pub use engine::{Backend, Engine, EngineBases, EngineOptions, Route};
 pub use error::MsmError;

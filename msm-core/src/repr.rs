@@ -112,6 +112,17 @@ impl<F: PrimeField> FieldCodec<F> {
         canonical_words(a * self.r)
     }
 
+    /// [`FieldCodec::encode`] into `out` (`words()` long), allocating nothing.
+    pub fn encode_into(&self, a: F, out: &mut [u32]) {
+        let m = (a * self.r).into_bigint();
+        for (pair, limb) in out.chunks_mut(2).zip(m.as_ref()) {
+            pair[0] = *limb as u32;
+            if let Some(hi) = pair.get_mut(1) {
+                *hi = (*limb >> 32) as u32;
+            }
+        }
+    }
+
     /// Reads the GPU's packed Montgomery form; `None` unless the words are a
     /// reduced residue.
     pub fn decode(&self, w: &[u32]) -> Option<F> {

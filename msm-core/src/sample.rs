@@ -3,22 +3,38 @@
 //! where one random scalar multiplication per point is not), scalars are
 //! uniform in Fr. The same seed gives the same inputs on every platform.
 
-use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_bn254::{Fr, G1Affine};
+use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::{AffineRepr, CurveGroup};
-use ark_ff::{UniformRand, Zero};
+use ark_ff::{PrimeField, UniformRand, Zero};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
-/// `n` bases and `n` scalars from `seed`.
+use crate::curve::GpuCurve;
+
+/// Points and scalars of the group `C`.
+pub type Inputs<C> = (Vec<Affine<C>>, Vec<<C as ark_ec::CurveConfig>::ScalarField>);
+
+/// `n` BN254 bases and `n` scalars from `seed`.
 pub fn inputs(n: usize, seed: u64) -> (Vec<G1Affine>, Vec<Fr>) {
     inputs_with_progress(n, seed, |_, _| {})
 }
 
+/// [`inputs`] in the group `C`.
+pub fn inputs_of<C: GpuCurve>(n: usize, seed: u64) -> Inputs<C> {
+    inputs_of_with_progress::<C>(n, seed, |_, _| {})
+}
+
 /// [`inputs`], calling `progress(done, total)` every 4096 items (2n in all).
-pub fn inputs_with_progress(n: usize, seed: u64, mut progress: impl FnMut(usize, usize)) -> (Vec<G1Affine>, Vec<Fr>) {
+pub fn inputs_with_progress(n: usize, seed: u64, progress: impl FnMut(usize, usize)) -> (Vec<G1Affine>, Vec<Fr>) {
+    inputs_of_with_progress::<crate::curve::Bn254>(n, seed, progress)
+}
+
+/// [`inputs_with_progress`] in the group `C`.
+pub fn inputs_of_with_progress<C: GpuCurve>(n: usize, seed: u64, mut progress: impl FnMut(usize, usize)) -> Inputs<C> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let steps: Vec<G1Projective> = (0..64).map(|_| G1Projective::rand(&mut rng)).collect();
-    let mut acc = G1Projective::rand(&mut rng);
+    let steps: Vec<Projective<C>> = (0..64).map(|_| Projective::<C>::rand(&mut rng)).collect();
+    let mut acc = Projective::<C>::rand(&mut rng);
     let mut points = Vec::with_capacity(n);
     for i in 0..n {
         acc += steps[(i * 7 + i / 64) % 64];
@@ -27,13 +43,13 @@ pub fn inputs_with_progress(n: usize, seed: u64, mut progress: impl FnMut(usize,
             progress(i, 2 * n);
         }
     }
-    let bases = G1Projective::normalize_batch(&points);
+    let bases = Projective::<C>::normalize_batch(&points);
     let scalars = (0..n)
         .map(|i| {
             if i % 4096 == 0 {
                 progress(n + i, 2 * n);
             }
-            Fr::rand(&mut rng)
+            C::ScalarField::rand(&mut rng)
         })
         .collect();
     progress(2 * n, 2 * n);
@@ -88,16 +104,16 @@ impl std::str::FromStr for ScalarClass {
 }
 
 /// `scalars` (uniform, from [`inputs`]) reshaped into `class`, seeded.
-pub fn reshape_scalars(scalars: &mut [Fr], class: ScalarClass, seed: u64) {
+pub fn reshape_scalars<F: PrimeField>(scalars: &mut [F], class: ScalarClass, seed: u64) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x5ca1a);
-    let one = Fr::rand(&mut rng);
+    let one = F::rand(&mut rng);
     for (i, s) in scalars.iter_mut().enumerate() {
         match class {
             ScalarClass::Random => {}
             ScalarClass::Equal => *s = one,
-            ScalarClass::Zero90 if i % 10 != 0 => *s = Fr::zero(),
+            ScalarClass::Zero90 if i % 10 != 0 => *s = F::zero(),
             ScalarClass::Zero90 => {}
-            ScalarClass::Bits8 => *s = Fr::from((i as u64).wrapping_mul(0x9e37_79b9) >> 24 & 0xff),
+            ScalarClass::Bits8 => *s = F::from((i as u64).wrapping_mul(0x9e37_79b9) >> 24 & 0xff),
             ScalarClass::OneBucket if i % 100 != 0 => *s = one,
             ScalarClass::OneBucket => {}
         }
@@ -110,33 +126,50 @@ pub fn reshape_scalars(scalars: &mut [Fr], class: ScalarClass, seed: u64) {
 /// (one bucket per window), bases in arithmetic progression (the running sum
 /// meets the next point: dx = 0), n = 1, 2 and odd n.
 pub fn adversarial(n: usize, seed: u64) -> Vec<(&'static str, Vec<G1Affine>, Vec<Fr>)> {
+    adversarial_of::<crate::curve::Bn254>(n, seed)
+}
+
+/// A named input class of the group `C`.
+pub type Case<C> = (
+    &'static str,
+    Vec<Affine<C>>,
+    Vec<<C as ark_ec::CurveConfig>::ScalarField>,
+);
+
+/// [`adversarial`] in the group `C`.
+pub fn adversarial_of<C: GpuCurve>(n: usize, seed: u64) -> Vec<Case<C>> {
+    type Fr<C> = <C as ark_ec::CurveConfig>::ScalarField;
     assert!(n >= 10, "adversarial cases need n >= 10");
-    let g = G1Affine::generator();
-    let (bases, scalars) = inputs(n, seed);
+    let g = Affine::<C>::generator();
+    let (bases, scalars) = inputs_of::<C>(n, seed);
     let mut cases = Vec::new();
     let mut with_identities = bases.clone();
     for i in (0..n).step_by(3) {
-        with_identities[i] = G1Affine::zero();
+        with_identities[i] = Affine::<C>::zero();
     }
     cases.push(("identity bases", with_identities, scalars.clone()));
-    cases.push(("all identity bases", vec![G1Affine::zero(); 9], scalars[..9].to_vec()));
+    cases.push((
+        "all identity bases",
+        vec![Affine::<C>::zero(); 9],
+        scalars[..9].to_vec(),
+    ));
     let mut zeros = scalars.clone();
     for i in (0..n).step_by(2) {
-        zeros[i] = Fr::zero();
+        zeros[i] = Fr::<C>::zero();
     }
     cases.push(("zero scalars", bases.clone(), zeros));
-    cases.push(("all zero scalars", bases.clone(), vec![Fr::zero(); n]));
-    let minus_one = -Fr::from(1u64);
+    cases.push(("all zero scalars", bases.clone(), vec![Fr::<C>::zero(); n]));
+    let minus_one = -Fr::<C>::from(1u64);
     cases.push(("scalars r - 1", bases.clone(), vec![minus_one; n]));
     let mut mixed = scalars.clone();
     for i in (0..n).step_by(4) {
         mixed[i] = minus_one;
     }
     cases.push(("some r - 1", bases.clone(), mixed));
-    let dup: Vec<G1Affine> = (0..n).map(|i| bases[i % 5]).collect();
+    let dup: Vec<Affine<C>> = (0..n).map(|i| bases[i % 5]).collect();
     cases.push(("duplicated bases", dup.clone(), scalars.clone()));
     cases.push(("duplicated bases, equal scalars", dup, vec![scalars[0]; n]));
-    let pm: Vec<G1Affine> = (0..n)
+    let pm: Vec<Affine<C>> = (0..n)
         .map(|i| if i % 2 == 0 { bases[i / 2] } else { -bases[i / 2] })
         .collect();
     cases.push(("P and -P, equal scalars", pm.clone(), vec![scalars[1]; n]));
@@ -145,37 +178,41 @@ pub fn adversarial(n: usize, seed: u64) -> Vec<(&'static str, Vec<G1Affine>, Vec
     // i * G with equal scalars: a bucket's running sum 1 + 2 + ... meets the
     // next point (dx = 0, doubling), and -i * G cancels it.
     let mut ap = Vec::new();
-    let mut acc = G1Projective::zero();
+    let mut acc = Projective::<C>::zero();
     for _ in 0..n {
         acc += g;
         ap.push(acc);
     }
-    let ap = G1Projective::normalize_batch(&ap);
+    let ap = Projective::<C>::normalize_batch(&ap);
     cases.push((
         "arithmetic progression, equal scalars",
         ap.clone(),
-        vec![Fr::from(3u64); n],
+        vec![Fr::<C>::from(3u64); n],
     ));
-    let ap_neg: Vec<G1Affine> = ap
+    let ap_neg: Vec<Affine<C>> = ap
         .iter()
         .enumerate()
         .map(|(i, p)| if i % 3 == 2 { -*p } else { *p })
         .collect();
-    cases.push(("arithmetic progression with negations", ap_neg, vec![Fr::from(5u64); n]));
-    cases.push(("scalar one", vec![g, g, -g], vec![Fr::from(1u64); 3]));
+    cases.push((
+        "arithmetic progression with negations",
+        ap_neg,
+        vec![Fr::<C>::from(5u64); n],
+    ));
+    cases.push(("scalar one", vec![g, g, -g], vec![Fr::<C>::from(1u64); 3]));
     cases.push(("n = 1", vec![bases[0]], vec![scalars[0]]));
     cases.push((
         "n = 2, P + P",
         vec![bases[0], bases[0]],
-        vec![Fr::from(1u64), Fr::from(1u64)],
+        vec![Fr::<C>::from(1u64), Fr::<C>::from(1u64)],
     ));
     cases.push((
         "n = 2, P - P",
         vec![bases[0], -bases[0]],
-        vec![Fr::from(1u64), Fr::from(1u64)],
+        vec![Fr::<C>::from(1u64), Fr::<C>::from(1u64)],
     ));
     let odd = (n / 3) | 1;
-    let (b, s) = inputs(odd, seed + 1);
+    let (b, s) = inputs_of::<C>(odd, seed + 1);
     cases.push(("odd n", b, s));
     cases
 }

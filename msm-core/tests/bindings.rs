@@ -28,6 +28,7 @@ fn bounds() -> AdapterBounds {
         loop_capped: false,
         inversion_loops: 78,
         field_int64: true,
+        curve: msm_core::Curve::Bn254G1,
     }
 }
 

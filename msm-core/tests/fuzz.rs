@@ -104,16 +104,20 @@ fn bounds() -> impl Strategy<Value = AdapterBounds> {
         any::<bool>(),
         prop_oneof![Just(78u32), Just(1024), 1u32..4000],
         any::<bool>(),
+        prop_oneof![Just(msm_core::Curve::Bn254G1), Just(msm_core::Curve::Bls12_381G1)],
     )
-        .prop_map(|(tpb, storage, binding, capped, inversion, int64)| AdapterBounds {
-            max_workgroup_size_x: tpb,
-            max_invocations_per_workgroup: tpb,
-            max_workgroup_storage: storage,
-            max_binding_size: binding,
-            loop_capped: capped,
-            inversion_loops: inversion,
-            field_int64: int64,
-        })
+        .prop_map(
+            |(tpb, storage, binding, capped, inversion, int64, curve)| AdapterBounds {
+                curve,
+                max_workgroup_size_x: tpb,
+                max_invocations_per_workgroup: tpb,
+                max_workgroup_storage: storage,
+                max_binding_size: binding,
+                loop_capped: capped,
+                inversion_loops: inversion,
+                field_int64: int64,
+            },
+        )
 }
 
 fn typed(e: &MsmError) -> bool {
@@ -167,11 +171,11 @@ proptest! {
             Ok(p) => {
                 prop_assert_eq!(p.n as usize, n);
                 prop_assert_eq!(p.tasks, p.threads * c.walker_slots);
-                prop_assert!(p.windows * p.c >= 255);
+                prop_assert!(p.windows * p.c >= b.curve.digit_bits());
                 if b.loop_capped {
                     prop_assert!(p.max_task_len() <= b.walker_max_steps(&c, p.total_buckets()));
                 }
-                prop_assert!(p.total_buckets() * msm_core::layout::POINT_RECORD_BYTES as u64 <= b.max_binding_size);
+                prop_assert!(p.total_buckets() * b.curve.record_bytes() <= b.max_binding_size);
                 prop_assert!(p.scratch_bytes() > 0);
             }
             Err(e) => prop_assert!(typed(&e), "untyped refusal {e:?}"),

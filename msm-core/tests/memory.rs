@@ -142,9 +142,10 @@ fn planned_bytes_are_allocated_bytes(ctx: &GpuContext) {
 #[test]
 fn peak_gpu_memory_per_logn() {
     use msm_core::plan::AdapterBounds;
-    use msm_core::{base_part_points, msm_memory_on, Bases, Inversion};
+    use msm_core::{base_part_points, msm_memory_on, Inversion};
     let lavapipe = (
         AdapterBounds {
+            curve: msm_core::Curve::Bn254G1,
             max_workgroup_size_x: 1024,
             max_invocations_per_workgroup: 1024,
             max_workgroup_storage: 32 << 10,
@@ -157,6 +158,7 @@ fn peak_gpu_memory_per_logn() {
     );
     let h200 = (
         AdapterBounds {
+            curve: msm_core::Curve::Bn254G1,
             max_workgroup_size_x: 1024,
             max_invocations_per_workgroup: 1024,
             max_workgroup_storage: 48 << 10,
@@ -172,10 +174,13 @@ fn peak_gpu_memory_per_logn() {
     for logn in (10..=26).step_by(2) {
         let n = 1usize << logn;
         for (name, (bounds, max_buffer)) in [("lavapipe", lavapipe), ("H200", h200)] {
-            let part = base_part_points(bounds.max_binding_size, max_buffer);
+            let part = base_part_points(32, bounds.max_binding_size, max_buffer);
             let parts: Vec<(usize, usize)> = (0..n).step_by(part).map(|s| (s, part.min(n - s))).collect();
             let m = msm_memory_on(&bounds, &parts, n, &MsmConfig::default()).unwrap();
-            let bases = parts.iter().map(|&(_, len)| Bases::bytes_for(len)).sum::<u64>();
+            let bases = parts
+                .iter()
+                .map(|&(_, len)| msm_core::BaseSet::bytes_for(len))
+                .sum::<u64>();
             println!(
                 "| {logn} | {name} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} |",
                 parts.len(),

@@ -62,7 +62,7 @@ fn random_sizes_match_arkworks() {
 #[test]
 fn empty_input_is_the_identity() {
     let ctx = default_ctx();
-    let b = ctx.upload_bases_blocking(&[]).unwrap();
+    let b = ctx.upload_bases_blocking::<msm_core::Bn254>(&[]).unwrap();
     assert!(pollster::block_on(ctx.msm(&b, &[])).unwrap().is_zero());
     let err = pollster::block_on(ctx.msm(&b, &[Fr::from(1u64)])).unwrap_err();
     assert!(err.to_string().contains("1 scalars for 0 bases"), "{err}");

@@ -31,7 +31,7 @@ fn points(n: usize, seed: u64) -> Vec<G1Affine> {
 /// (`None` for a flagged identity).
 fn table_points(ctx: &GpuContext, bases: &msm_core::Bases) -> Vec<Vec<Option<G1Affine>>> {
     let repr = FieldRepr::new(ctx.field_layout());
-    let windows = msm_core::table_windows(bases.table_bits().unwrap()) as usize;
+    let windows = msm_core::table_windows(bases.table_bits().unwrap(), bases.curve()) as usize;
     let mut out = vec![Vec::new(); windows];
     let coord = |w: &[u32]| -> Fq {
         repr.from_gpu(&Words::try_from(w).unwrap())
@@ -87,7 +87,10 @@ fn table_refuses_bad_widths_and_foreign_bases() {
     }
     assert_eq!(bases.table_bits(), None);
     ctx.build_table_blocking(&mut bases, None).unwrap();
-    assert_eq!(bases.table_bits(), Some(msm_core::auto_table_bits(20)));
+    assert_eq!(
+        bases.table_bits(),
+        Some(msm_core::auto_table_bits(20, msm_core::Curve::Bn254G1))
+    );
     bases.drop_table();
     assert_eq!(bases.table_bits(), None);
 }

@@ -138,6 +138,8 @@ impl ContextOptions {
             Some(other) => return Err(format!("limits: expected \"adapter\" or \"default\", got {other:?}")),
         };
         Ok(msm_core::ContextOptions {
+            // BN254's G1 (the browser API's one curve so far)
+            curve: msm_core::Curve::Bn254G1,
             limits,
             field_layout,
             field_code,

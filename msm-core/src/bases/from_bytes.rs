@@ -33,7 +33,8 @@ impl GpuContext {
     /// and checks them on the GPU. Fails with [`MsmError::InvalidBase`]
     /// naming the first point that is not canonical, not on the curve or
     /// not in the format's one encoding; with [`MsmError::OutOfMemory`] or
-    /// [`MsmError::DeviceLost`] as [`GpuContext::upload_bases`] does.
+    /// [`MsmError::DeviceLost`] as [`GpuContext::upload_bases`] does. BN254
+    /// contexts only ([`MsmError::WrongCurve`] elsewhere).
     pub async fn upload_bases_bytes(&self, bytes: HostBytes<'_>, format: BaseFormat) -> Result<Bases, MsmError> {
         self.upload_bases_bytes_with(bytes, format, usize::MAX, usize::MAX)
             .await
@@ -56,6 +57,9 @@ impl GpuContext {
                     bytes.len()
                 )));
             }
+            // BN254's encodings only so far (BLS12-381's arkworks encoding is
+            // big-endian with flags in x: not decoded on the GPU yet)
+            self.check_curve(crate::curve::Curve::Bn254G1)?;
             let n = bytes.len() / POINT_BYTES;
             self.check_lost()?;
             self.check_bases_fit(n)?;
@@ -75,7 +79,7 @@ impl GpuContext {
             if let Some(e) = oom.pop().await {
                 return Err(MsmError::OutOfMemory {
                     what: format!("{n} bases (the driver refused: {e})"),
-                    needed: Bases::bytes_for(n),
+                    needed: super::BaseSet::bytes_for(n),
                     available: self.device_memory(),
                 });
             }

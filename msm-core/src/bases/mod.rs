@@ -9,39 +9,66 @@ mod table;
 #[allow(unused_imports)]
 pub use table::{auto_table_bits, table_bytes, table_part_points, table_windows, MAX_TABLE_BITS};
 
-use ark_bn254::G1Affine;
-use ark_ec::AffineRepr;
-
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use ark_ec::short_weierstrass::Affine;
+
 use crate::context::{GpuContext, LiveGuard};
+use crate::curve::{affine_xy, Bn254, Curve, GpuCurve};
 use crate::error::MsmError;
-use crate::repr::FieldRepr;
+use crate::repr::FieldCodec;
 
-/// Bytes of one packed coordinate (8 words).
-const COORD_BYTES: u64 = 32;
+/// GPU bytes of one resident BN254 point: x and y planes and its identity
+/// flag ([`Curve::base_bytes`] for any curve).
+pub const BASE_BYTES: u64 = 68;
 
-/// GPU bytes of one resident point: x and y planes and its identity flag.
-pub const BASE_BYTES: u64 = 2 * COORD_BYTES + 4;
-
-/// The most points one base part holds when a coordinate plane may take
-/// `binding` bytes in one binding and `buffer` in one buffer: a power of two,
-/// so that the power-of-two chunks an MSM is cut into fill parts exactly and
-/// share one plan (2^26 points on a 2 GiB binding: two parts of 2^25, not
-/// 2^26 - 1 and 1).
-pub fn base_part_points(binding: u64, buffer: u64) -> usize {
-    let points = (binding.min(buffer) / COORD_BYTES).max(1);
+/// The most points one base part holds when a coordinate plane of
+/// `coord_bytes` a point may take `binding` bytes in one binding and `buffer`
+/// in one buffer: a power of two, so that the power-of-two chunks an MSM is
+/// cut into fill parts exactly and share one plan (2^26 BN254 points on a 2
+/// GiB binding: two parts of 2^25, not 2^26 - 1 and 1).
+pub fn base_part_points(coord_bytes: u64, binding: u64, buffer: u64) -> usize {
+    let points = (binding.min(buffer) / coord_bytes).max(1);
     1usize << (63 - points.leading_zeros())
+}
+
+/// Resident bases of the group `C`: a [`BaseSet`] typed by its curve, so an
+/// MSM over them takes `C`'s scalars and returns `C`'s points.
+pub struct Bases<C: GpuCurve = Bn254> {
+    set: BaseSet,
+    _curve: PhantomData<fn() -> C>,
+}
+
+impl<C: GpuCurve> std::ops::Deref for Bases<C> {
+    type Target = BaseSet;
+    fn deref(&self) -> &BaseSet {
+        &self.set
+    }
+}
+
+impl<C: GpuCurve> std::ops::DerefMut for Bases<C> {
+    fn deref_mut(&mut self) -> &mut BaseSet {
+        &mut self.set
+    }
+}
+
+impl<C: GpuCurve> std::fmt::Debug for Bases<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.set.fmt(f)
+    }
 }
 
 /// A base set resident on one context's device, as SoA planes x[], y[] and
 /// identity flags. Sets larger than one storage binding are split into parts
 /// of consecutive points; an MSM runs each part's points as its own chunk.
-pub struct Bases {
+pub struct BaseSet {
     /// Unique per upload: keys the bind groups cached for these buffers.
     pub(crate) id: u64,
     /// The id of the context that holds the buffers.
     pub(crate) context: u64,
+    /// The curve group of the points.
+    pub(crate) curve: Curve,
     pub(crate) n: usize,
     pub(crate) parts: Vec<BasePart>,
     pub(crate) layout: msm_wgsl::FieldLayout,
@@ -60,7 +87,7 @@ pub(crate) struct BasePart {
     pub(crate) flags: wgpu::Buffer,
 }
 
-impl Bases {
+impl BaseSet {
     pub fn len(&self) -> usize {
         self.n
     }
@@ -75,10 +102,20 @@ impl Bases {
         self.parts.len()
     }
 
-    /// GPU bytes of a set of `n` points (an empty set still binds one word
-    /// per buffer).
+    /// The curve group of the points.
+    pub fn curve(&self) -> Curve {
+        self.curve
+    }
+
+    /// GPU bytes of a set of `n` BN254 points (an empty set still binds one
+    /// word per buffer); [`BaseSet::bytes_of`] for any curve.
     pub fn bytes_for(n: usize) -> u64 {
-        (n as u64 * BASE_BYTES).max(12)
+        Self::bytes_of(n, Curve::Bn254G1)
+    }
+
+    /// GPU bytes of a set of `n` points of `curve`.
+    pub fn bytes_of(n: usize, curve: Curve) -> u64 {
+        (n as u64 * curve.base_bytes()).max(12)
     }
 
     /// The parts an MSM binds, with the id that keys their bind groups:
@@ -96,9 +133,10 @@ impl Bases {
     }
 }
 
-impl std::fmt::Debug for Bases {
+impl std::fmt::Debug for BaseSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Bases")
+            .field("curve", &self.curve)
             .field("n", &self.n)
             .field("parts", &self.parts.len())
             .field("layout", &self.layout)
@@ -109,21 +147,27 @@ impl std::fmt::Debug for Bases {
 
 impl GpuContext {
     /// The most points one base part may hold: a coordinate plane (32 bytes a
-    /// point) must fit one storage binding and one buffer (see
-    /// `base_part_points`).
+    /// BN254 point, 48 a BLS12-381 one) must fit one storage binding and one
+    /// buffer (see `base_part_points`).
     pub fn max_base_part_points(&self) -> usize {
         let limits = self.device.limits();
-        base_part_points(limits.max_storage_buffer_binding_size, limits.max_buffer_size)
+        base_part_points(
+            self.curve().coord_bytes(),
+            limits.max_storage_buffer_binding_size,
+            limits.max_buffer_size,
+        )
     }
 
     /// Converts `points` and uploads them once. Identity points are allowed
     /// (they contribute nothing). A set whose coordinate planes exceed one
     /// storage binding is split into parts that each fit. Fails with
+    /// [`MsmError::WrongCurve`] when the context runs another curve, with
     /// [`MsmError::DeviceLost`] on a lost device, and with
     /// [`MsmError::OutOfMemory`] when the points would not fit the device's
     /// memory (checked before allocating where the device says how much it
     /// has, else the driver's refusal).
-    pub async fn upload_bases(&self, points: &[G1Affine]) -> Result<Bases, MsmError> {
+    pub async fn upload_bases<C: GpuCurve>(&self, points: &[Affine<C>]) -> Result<Bases<C>, MsmError> {
+        self.check_curve(C::CURVE)?;
         self.check_lost()?;
         self.check_bases_fit(points.len())?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -131,7 +175,7 @@ impl GpuContext {
         if let Some(e) = scope.pop().await {
             return Err(MsmError::OutOfMemory {
                 what: format!("{} bases (the driver refused: {e})", points.len()),
-                needed: Bases::bytes_for(points.len()),
+                needed: BaseSet::bytes_of(points.len(), C::CURVE),
                 available: self.device_memory(),
             });
         }
@@ -141,7 +185,7 @@ impl GpuContext {
 
     /// Blocking [`GpuContext::upload_bases`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn upload_bases_blocking(&self, points: &[G1Affine]) -> Result<Bases, MsmError> {
+    pub fn upload_bases_blocking<C: GpuCurve>(&self, points: &[Affine<C>]) -> Result<Bases<C>, MsmError> {
         pollster::block_on(self.upload_bases(points))
     }
 
@@ -150,15 +194,15 @@ impl GpuContext {
         /// what one binding holds), without [`GpuContext::upload_bases`]'s checks.
         /// Smaller parts only cost extra chunks; this exists to exercise the
         /// split on small inputs.
-        fn upload_bases_in_parts(&self, points: &[G1Affine], part_points: usize) -> Bases {
+        fn upload_bases_in_parts<C: GpuCurve>(&self, points: &[Affine<C>], part_points: usize) -> Bases<C> {
             let part_points = part_points.clamp(1, self.max_base_part_points());
-            let repr = FieldRepr::new(self.field_layout());
+            let codec = FieldCodec::<C::BaseField>::new(self.field_layout(), C::CURVE.field());
             let mut parts = Vec::new();
             let mut start = 0;
             // An empty set still gets one (minimal) part so bindings stay valid.
             loop {
                 let chunk = &points[start..(start + part_points).min(points.len())];
-                parts.push(self.upload_part(&repr, start, chunk));
+                parts.push(self.upload_part(&codec, start, chunk));
                 start += chunk.len();
                 if start >= points.len() {
                     break;
@@ -168,30 +212,41 @@ impl GpuContext {
         }
     }
 
-    /// A base set of `n` points held in `parts`, counted in live memory.
-    fn new_bases(&self, n: usize, parts: Vec<BasePart>) -> Bases {
+    /// A base set of `n` points of `C` held in `parts`, counted in live memory.
+    pub(crate) fn new_bases<C: GpuCurve>(&self, n: usize, parts: Vec<BasePart>) -> Bases<C> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-        let bytes = parts.iter().map(|p| Bases::bytes_for(p.len)).sum();
-        Bases {
+        let bytes = parts.iter().map(|p| BaseSet::bytes_of(p.len, C::CURVE)).sum();
+        let set = BaseSet {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             context: self.id,
+            curve: C::CURVE,
             n,
             parts,
             layout: self.field_layout(),
             table: None,
             _live: LiveGuard::new(&self.live_bases, bytes),
+        };
+        Bases {
+            set,
+            _curve: PhantomData,
         }
     }
 
-    fn upload_part(&self, repr: &FieldRepr, start: usize, points: &[G1Affine]) -> BasePart {
-        let mut x = vec![0u32; points.len() * 8];
-        let mut y = vec![0u32; points.len() * 8];
-        let flags: Vec<u32> = points.iter().map(|p| u32::from(p.is_zero())).collect();
-        let convert = |(xs, ys, ps): (&mut [u32], &mut [u32], &[G1Affine])| {
-            for ((xd, yd), p) in xs.chunks_exact_mut(8).zip(ys.chunks_exact_mut(8)).zip(ps) {
-                if !p.is_zero() {
-                    xd.copy_from_slice(&repr.to_gpu(&p.x));
-                    yd.copy_from_slice(&repr.to_gpu(&p.y));
+    fn upload_part<C: GpuCurve>(
+        &self,
+        codec: &FieldCodec<C::BaseField>,
+        start: usize,
+        points: &[Affine<C>],
+    ) -> BasePart {
+        let w = codec.words();
+        let mut x = vec![0u32; points.len() * w];
+        let mut y = vec![0u32; points.len() * w];
+        let flags: Vec<u32> = points.iter().map(|p| u32::from(affine_xy(p).is_none())).collect();
+        let convert = |(xs, ys, ps): (&mut [u32], &mut [u32], &[Affine<C>])| {
+            for ((xd, yd), p) in xs.chunks_exact_mut(w).zip(ys.chunks_exact_mut(w)).zip(ps) {
+                if let Some((px, py)) = affine_xy(p) {
+                    codec.encode_into(px, xd);
+                    codec.encode_into(py, yd);
                 }
             }
         };
@@ -199,8 +254,8 @@ impl GpuContext {
         {
             use rayon::prelude::*;
             const CHUNK: usize = 4096;
-            x.par_chunks_mut(8 * CHUNK)
-                .zip(y.par_chunks_mut(8 * CHUNK))
+            x.par_chunks_mut(w * CHUNK)
+                .zip(y.par_chunks_mut(w * CHUNK))
                 .zip(points.par_chunks(CHUNK))
                 .for_each(|((xs, ys), ps)| convert((xs, ys, ps)));
         }
@@ -248,14 +303,15 @@ mod tests {
     /// lavapipe's 128 MiB bindings, parts of 2^22.
     #[test]
     fn parts_are_powers_of_two_within_the_limits() {
-        let h200 = base_part_points((1 << 31) - 1, 4 << 30);
+        const COORD_BYTES: u64 = 32;
+        let h200 = base_part_points(COORD_BYTES, (1 << 31) - 1, 4 << 30);
         assert_eq!(h200, 1 << 25);
         assert_eq!((1usize << 26).div_ceil(h200), 2);
-        assert_eq!(base_part_points(128 << 20, (1 << 31) - 1), 1 << 22);
-        assert_eq!(base_part_points(100, 1 << 40), 2);
-        assert_eq!(base_part_points(0, 0), 1);
+        assert_eq!(base_part_points(COORD_BYTES, 128 << 20, (1 << 31) - 1), 1 << 22);
+        assert_eq!(base_part_points(COORD_BYTES, 100, 1 << 40), 2);
+        assert_eq!(base_part_points(COORD_BYTES, 0, 0), 1);
         for (binding, buffer) in [(1u64 << 31, 1u64 << 31), (3 << 29, 1 << 40), (5000, 4000)] {
-            let p = base_part_points(binding, buffer) as u64;
+            let p = base_part_points(COORD_BYTES, binding, buffer) as u64;
             assert!(p.is_power_of_two() && p * COORD_BYTES <= binding.min(buffer));
             assert!(2 * p * COORD_BYTES > binding.min(buffer));
         }

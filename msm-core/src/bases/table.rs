@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bytemuck::{Pod, Zeroable};
 use msm_wgsl::ShaderId;
 
-use super::{base_part_points, BasePart, Bases, BASE_BYTES};
+use super::{base_part_points, BasePart, BaseSet};
 use crate::context::{GpuContext, LiveGuard};
+use crate::curve::Curve;
 use crate::error::MsmError;
 
 /// Points per workgroup of `shift` (override `WG`).
@@ -40,21 +41,21 @@ pub(crate) struct Table {
     _live: LiveGuard,
 }
 
-/// Digit windows of a table of width `c`.
-pub fn table_windows(c: u32) -> u32 {
-    255u32.div_ceil(c)
+/// Digit windows of a table of width `c` for `curve`'s scalars.
+pub fn table_windows(c: u32, curve: Curve) -> u32 {
+    curve.windows(c)
 }
 
-/// GPU bytes of a table of `n` points at width `c`.
-pub fn table_bytes(n: usize, c: u32) -> u64 {
-    n as u64 * (table_windows(c) as u64 * (BASE_BYTES - 4) + 4)
+/// GPU bytes of a table of `n` points of `curve` at width `c`.
+pub fn table_bytes(n: usize, c: u32, curve: Curve) -> u64 {
+    n as u64 * (table_windows(c, curve) as u64 * (curve.base_bytes() - 4) + 4)
 }
 
 /// The most points one table part holds: its T windows of a coordinate
 /// plane fit one binding and one buffer (a power of two, as base parts).
-pub fn table_part_points(c: u32, binding: u64, buffer: u64) -> usize {
-    let t = table_windows(c) as u64;
-    base_part_points(binding / t, buffer / t)
+pub fn table_part_points(c: u32, curve: Curve, binding: u64, buffer: u64) -> usize {
+    let t = table_windows(c, curve) as u64;
+    base_part_points(curve.coord_bytes(), binding / t, buffer / t)
 }
 
 /// The window width of a table built for MSMs of `n` points when none is
@@ -64,16 +65,16 @@ pub fn table_part_points(c: u32, binding: u64, buffer: u64) -> usize {
 /// against the plain bases, docs/benchmarks.md): 2^16 c = 16 0.75x, 2^17
 /// c = 17 0.70x, 2^18 c = 17 0.91x, 2^20 c = 20 0.91x (13x20: 0.90x, where
 /// c = 17 ties), 2^22 c = 20 0.88x; c = 18 (2 top bits) lost 1.1-1.3x.
-pub fn auto_table_bits(n: usize) -> u32 {
+pub fn auto_table_bits(n: usize, curve: Curve) -> u32 {
     let log = usize::BITS - n.max(1).leading_zeros() - 1;
     let mut c = if log >= 20 { MAX_TABLE_BITS } else { log.clamp(8, 17) };
-    while c > 4 && crate::plan::top_window_bits(c) < 4 {
+    while c > 4 && curve.top_window_bits(c) < 4 {
         c -= 1;
     }
     c
 }
 
-impl Bases {
+impl BaseSet {
     /// The window width of the table built for these bases, if any.
     pub fn table_bits(&self) -> Option<u32> {
         self.table.as_ref().map(|t| t.c)
@@ -91,13 +92,13 @@ impl GpuContext {
     /// table the set had. MSMs over the set then use it while the knob
     /// `bases_table` is on and `window_bits` is automatic or `c`. Costs
     /// ceil(255 / c) times the bases' memory ([`table_bytes`]).
-    pub async fn build_table(&self, bases: &mut Bases, c: Option<u32>) -> Result<(), MsmError> {
+    pub async fn build_table(&self, bases: &mut BaseSet, c: Option<u32>) -> Result<(), MsmError> {
         self.build_table_in_parts(bases, c, usize::MAX).await
     }
 
     /// Blocking [`GpuContext::build_table`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn build_table_blocking(&self, bases: &mut Bases, c: Option<u32>) -> Result<(), MsmError> {
+    pub fn build_table_blocking(&self, bases: &mut BaseSet, c: Option<u32>) -> Result<(), MsmError> {
         pollster::block_on(self.build_table(bases, c))
     }
 
@@ -105,11 +106,12 @@ impl GpuContext {
         /// [`GpuContext::build_table`] with at most `part_points` points a table
         /// part (clamped to what one binding holds): small parts exercise the
         /// split on small inputs.
-        async fn build_table_in_parts(&self, bases: &mut Bases, c: Option<u32>, part_points: usize) -> Result<(), MsmError> {
+        async fn build_table_in_parts(&self, bases: &mut BaseSet, c: Option<u32>, part_points: usize) -> Result<(), MsmError> {
             if bases.context != self.id {
                 return Err(MsmError::ForeignBases);
             }
-            let c = c.unwrap_or_else(|| auto_table_bits(bases.n));
+            let curve = bases.curve;
+            let c = c.unwrap_or_else(|| auto_table_bits(bases.n, curve));
             if !(2..=MAX_TABLE_BITS).contains(&c) {
                 return Err(MsmError::invalid_config(
                     "window_bits",
@@ -118,12 +120,12 @@ impl GpuContext {
             }
             self.check_lost()?;
             bases.table = None;
-            let needed = table_bytes(bases.n, c);
+            let needed = table_bytes(bases.n, c, curve);
             self.check_bytes_fit(needed, || format!("a table of {} bases at c = {c}", bases.n))?;
             let pipeline = self.pipeline(ShaderId::Table, "shift", &[("WG", WG as f64)], None).await?;
             let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             let limits = self.device.limits();
-            let most = table_part_points(c, limits.max_storage_buffer_binding_size, limits.max_buffer_size);
+            let most = table_part_points(c, curve, limits.max_storage_buffer_binding_size, limits.max_buffer_size);
             let per_part = part_points.clamp(1, most);
             let mut parts = Vec::new();
             for base in &bases.parts {
@@ -131,7 +133,7 @@ impl GpuContext {
                 // an empty part still gets one (minimal) table part
                 loop {
                     let len = per_part.min(base.len - at);
-                    parts.push(self.table_part(base, at, len, c, &pipeline));
+                    parts.push(self.table_part(base, (at, len), (c, curve), &pipeline));
                     at += len;
                     if at >= base.len {
                         break;
@@ -162,10 +164,17 @@ impl GpuContext {
 
     /// Points `[at, at + len)` of base part `base` as a table part: window 0
     /// and the flags copied from the part, then one dispatch per window.
-    fn table_part(&self, base: &BasePart, at: usize, len: usize, c: u32, pipeline: &wgpu::ComputePipeline) -> BasePart {
-        let windows = table_windows(c) as u64;
+    fn table_part(
+        &self,
+        base: &BasePart,
+        (at, len): (usize, usize),
+        (c, curve): (u32, Curve),
+        pipeline: &wgpu::ComputePipeline,
+    ) -> BasePart {
+        let windows = table_windows(c, curve) as u64;
+        let coord = curve.coord_bytes();
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
-        let plane = (windows * len as u64 * 32).max(32);
+        let plane = (windows * len as u64 * coord).max(coord);
         let part = BasePart {
             start: base.start + at,
             len,
@@ -179,7 +188,7 @@ impl GpuContext {
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("table") });
-        let (from, bytes) = (at as u64 * 32, len as u64 * 32);
+        let (from, bytes) = (at as u64 * coord, len as u64 * coord);
         enc.copy_buffer_to_buffer(&base.x, from, &part.x, 0, bytes);
         enc.copy_buffer_to_buffer(&base.y, from, &part.y, 0, bytes);
         enc.copy_buffer_to_buffer(&base.flags, at as u64 * 4, &part.flags, 0, len as u64 * 4);
@@ -221,14 +230,16 @@ mod tests {
             (24, 20),
             (12, 10),
         ] {
-            assert_eq!(auto_table_bits(1 << log), c, "2^{log}");
+            assert_eq!(auto_table_bits(1 << log, Curve::Bn254G1), c, "2^{log}");
         }
-        for log in 0..=26 {
-            let c = auto_table_bits(1 << log);
-            assert!(
-                (4..=MAX_TABLE_BITS).contains(&c) && crate::plan::top_window_bits(c) >= 4,
-                "2^{log}: {c}"
-            );
+        for curve in Curve::ALL {
+            for log in 0..=26 {
+                let c = auto_table_bits(1 << log, curve);
+                assert!(
+                    (4..=MAX_TABLE_BITS).contains(&c) && curve.top_window_bits(c) >= 4,
+                    "{curve} 2^{log}: {c}"
+                );
+            }
         }
     }
 
@@ -236,11 +247,18 @@ mod tests {
     /// the H200's 2 GiB bindings.
     #[test]
     fn parts_fit_the_bindings() {
-        assert_eq!(table_part_points(20, (1 << 31) - 1, 4 << 30), 1 << 22);
-        for c in 2..=MAX_TABLE_BITS {
-            let p = table_part_points(c, 128 << 20, 1 << 30) as u64;
-            assert!(p * table_windows(c) as u64 * 32 <= 128 << 20, "c = {c}");
+        let bn = Curve::Bn254G1;
+        assert_eq!(table_part_points(20, bn, (1 << 31) - 1, 4 << 30), 1 << 22);
+        for curve in Curve::ALL {
+            for c in 2..=MAX_TABLE_BITS {
+                let p = table_part_points(c, curve, 128 << 20, 1 << 30) as u64;
+                assert!(
+                    p * table_windows(c, curve) as u64 * curve.coord_bytes() <= 128 << 20,
+                    "c = {c}"
+                );
+            }
         }
-        assert_eq!(table_bytes(10, 20), 10 * (13 * 64 + 4));
+        assert_eq!(table_bytes(10, 20, bn), 10 * (13 * 64 + 4));
+        assert_eq!(table_bytes(10, 20, Curve::Bls12_381G1), 10 * (13 * 96 + 4));
     }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::GpuContext;
-use crate::bases::Bases;
+use crate::bases::BaseSet;
 use crate::config::MsmConfig;
 use crate::error::MsmError;
 use crate::msm::CallPlans;
@@ -254,7 +254,7 @@ impl GpuContext {
         /// Checks that `n` more bases fit on the device beside the base sets this
         /// context holds, before anything is allocated.
         fn check_bases_fit(&self, n: usize) -> Result<(), MsmError> {
-            self.check_bytes_fit(Bases::bytes_for(n), || format!("{n} bases"))
+            self.check_bytes_fit(crate::bases::BaseSet::bytes_of(n, self.curve()), || format!("{n} bases"))
         }
     }
 
@@ -276,7 +276,7 @@ impl GpuContext {
     diagnostics_pub! {
         /// The chunks, scratch, results and staging of an MSM of the first `n`
         /// of `bases` with `config` on this adapter (see [`msm_memory_on`]).
-        fn msm_memory(&self, bases: &Bases, n: usize, config: &MsmConfig) -> Result<MsmMemory, MsmError> {
+        fn msm_memory(&self, bases: &BaseSet, n: usize, config: &MsmConfig) -> Result<MsmMemory, MsmError> {
             let mut plans = CallPlans::new(config, self.bounds()).over(bases);
             let parts: Vec<(usize, usize)> = bases.part_ranges(plans.table()).collect();
             memory_of(&mut plans, &parts, n)
@@ -290,7 +290,7 @@ impl GpuContext {
     /// checked with its joint plans instead.
     pub(crate) fn check_msm(
         &self,
-        bases: &Bases,
+        bases: &BaseSet,
         n: usize,
         plans: &mut CallPlans<'_>,
         joint: Option<(usize, usize)>,
@@ -328,7 +328,7 @@ impl GpuContext {
 
     /// What an MSM's error means for the caller: a lost device, or memory
     /// the driver refused (with the call's planned bytes); else as it is.
-    pub(crate) fn explain_error(&self, e: MsmError, bases: &Bases, n: usize, config: &MsmConfig) -> MsmError {
+    pub(crate) fn explain_error(&self, e: MsmError, bases: &BaseSet, n: usize, config: &MsmConfig) -> MsmError {
         // a failure right after a loss may come before wgpu's callback ran
         if self.is_lost() {
             if let Err(lost) = self.check_lost() {

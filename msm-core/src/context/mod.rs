@@ -29,6 +29,7 @@ pub use pipelines::CompileRecord;
 pub use waiter::DEFAULT_GPU_TIMEOUT;
 
 use crate::config::{MsmConfig, ReduceOn};
+use crate::curve::Curve;
 use crate::engine::profile::{self, Profile, ProfileChoice, ProfileRange, ProfileSource};
 use crate::error::MsmError;
 use crate::knobs::KnobOverrides;
@@ -152,7 +153,7 @@ impl GpuContext {
                 message: e.to_string(),
             })?;
         let field = FieldOptions {
-            field: msm_wgsl::BaseField::Bn254,
+            field: opts.curve.field(),
             layout,
             code: opts.field_code.unwrap_or_else(|| default_field_code(&info)),
             inversion: opts.inversion.unwrap_or_else(|| default_inversion(&info, layout)),
@@ -161,7 +162,11 @@ impl GpuContext {
         ctx.gpu_timeout = opts.gpu_timeout.unwrap_or(waiter::DEFAULT_GPU_TIMEOUT);
         ctx.knobs = opts.knobs.clone();
         ctx.builtin_ranges = ctx.fitting_builtin_ranges();
-        ctx.load_profile(&opts.profile);
+        // tuned profiles hold BN254 G1's knobs; other curves take the
+        // built-in ones (that fit their wider records)
+        if opts.curve == Curve::Bn254G1 {
+            ctx.load_profile(&opts.profile);
+        }
         ctx._instance = Some((instance, adapter));
         let sink = ctx.device_error.clone();
         ctx.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -232,7 +237,10 @@ impl GpuContext {
             ));
         }
         let timestamps = timestamps && device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let tag = format!("{}-{:?}-{}", field.layout, field.code, field.inversion).to_lowercase();
+        let mut tag = format!("{}-{:?}-{}", field.layout, field.code, field.inversion).to_lowercase();
+        if field.field != msm_wgsl::BaseField::Bn254 {
+            tag = format!("{tag}-{}", field.field);
+        }
         let disk = disk_cache::DiskCache::open(&device, &info, cache_dir, &tag);
         let device_memory = health::device_local_heap(&device);
         let class = profile::adapter_class(&info);
@@ -369,6 +377,22 @@ impl GpuContext {
         self.shaders.layout()
     }
 
+    /// The curve group this context's shaders run.
+    pub fn curve(&self) -> Curve {
+        Curve::ALL
+            .into_iter()
+            .find(|c| c.field() == self.shaders.options().field)
+            .unwrap_or_default()
+    }
+
+    /// Refuses a typed call for another curve than the context's.
+    pub(crate) fn check_curve(&self, asked: Curve) -> Result<(), MsmError> {
+        match self.curve() {
+            c if c == asked => Ok(()),
+            context => Err(MsmError::WrongCurve { context, asked }),
+        }
+    }
+
     /// How this context's field module is generated.
     pub fn field_options(&self) -> FieldOptions {
         self.shaders.options()
@@ -388,8 +412,9 @@ impl GpuContext {
             AdapterBounds::from_limits(
                 &self.device.limits(),
                 self.has_loop_cap(),
-                self.shaders.inversion().max_loop_iterations(),
+                self.shaders.inversion().max_loop_iterations_in(self.curve().field()),
                 self.field_layout().needs_int64(),
+                self.curve(),
             )
         }
     }

@@ -11,6 +11,9 @@ use crate::knobs::KnobOverrides;
 /// How to pick the adapter and the field module.
 #[derive(Clone, Debug, Default)]
 pub struct ContextOptions {
+    /// The curve group whose MSMs the context runs (its shaders are
+    /// generated for that curve's field); BN254's G1 by default.
+    pub curve: crate::curve::Curve,
     /// Field limb layout; `None` picks `default_layout` for the adapter.
     pub field_layout: Option<FieldLayout>,
     /// Only adapters whose name contains this text (case-insensitive).

@@ -135,6 +135,7 @@ mod tests {
         let scalars: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
         let words: Vec<_> = scalars.iter().map(scalar_words).collect();
         let bounds = AdapterBounds {
+            curve: crate::curve::Curve::Bn254G1,
             max_workgroup_size_x: 256,
             max_invocations_per_workgroup: 256,
             max_workgroup_storage: 32768,
@@ -189,6 +190,7 @@ mod share {
     #[test]
     fn inversions_stay_under_five_percent() {
         let bounds = AdapterBounds {
+            curve: crate::curve::Curve::Bn254G1,
             max_workgroup_size_x: 1024,
             max_invocations_per_workgroup: 1024,
             max_workgroup_storage: 49152,

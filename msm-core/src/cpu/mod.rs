@@ -9,6 +9,7 @@ pub mod reduce;
 pub mod walker;
 
 use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_ec::short_weierstrass::{Projective, SWCurveConfig};
 use ark_ec::VariableBaseMSM;
 use ark_ff::AdditiveGroup;
 use ark_ff::{PrimeField, Zero};
@@ -87,8 +88,8 @@ pub fn shifted_table(bases: &[G1Affine], c: u32) -> Vec<G1Affine> {
 }
 
 /// Horner over windows: Q = sum_j 2^(c j) W_j.
-pub fn combine_windows(window_sums: &[G1Projective], c: u32) -> G1Projective {
-    let mut acc = G1Projective::zero();
+pub fn combine_windows<C: SWCurveConfig>(window_sums: &[Projective<C>], c: u32) -> Projective<C> {
+    let mut acc = Projective::<C>::zero();
     for w in window_sums.iter().rev() {
         for _ in 0..c {
             acc.double_in_place();
@@ -151,6 +152,7 @@ mod tests {
         let plan = Plan {
             n: n as u32 * vectors,
             c,
+            curve: crate::curve::Curve::Bn254G1,
             windows: 51,
             vectors,
             buckets: 16,

@@ -8,6 +8,7 @@
 //! - `windows`: W_j = sum_x E_x + WG sum_x x V_x = sum_k k B_{j,k}.
 
 use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_ec::short_weierstrass::{Affine, Projective, SWCurveConfig};
 use ark_ff::{AdditiveGroup, Zero};
 
 use crate::passes::reduce::WG;
@@ -68,9 +69,9 @@ pub fn reduce_stages(plan: &Plan, buckets: &[Option<G1Affine>]) -> ReduceStages 
 /// each row's W = sum_x E_x + WG sum_x x V_x from its `per_row` (E, V)
 /// group sums, the weights by suffix sums (two additions a group, then
 /// log2(WG) doublings).
-pub fn windows_from_groups(groups: &[[G1Projective; 2]], per_row: usize) -> Vec<G1Projective> {
-    let fold = |row: &[[G1Projective; 2]]| {
-        let (mut suffix, mut weighted) = (G1Projective::zero(), G1Projective::zero());
+pub fn windows_from_groups<C: SWCurveConfig>(groups: &[[Projective<C>; 2]], per_row: usize) -> Vec<Projective<C>> {
+    let fold = |row: &[[Projective<C>; 2]]| {
+        let (mut suffix, mut weighted) = (Projective::<C>::zero(), Projective::<C>::zero());
         for [_, v] in row.iter().skip(1).rev() {
             suffix += v;
             weighted += suffix;
@@ -97,21 +98,27 @@ pub fn window_sums(plan: &Plan, buckets: &[Option<G1Affine>]) -> Vec<G1Projectiv
 }
 
 /// W_j by the plain running sum over each window's buckets: what every
-/// route must equal.
-pub fn window_sums_direct(plan: &Plan, buckets: &[Option<G1Affine>]) -> Vec<G1Projective> {
-    (0..plan.rows())
-        .map(|j| {
-            let mut running = G1Projective::zero();
-            let mut total = G1Projective::zero();
-            for i in (0..plan.buckets).rev() {
-                if let Some(p) = buckets[(j * plan.buckets + i) as usize] {
-                    running += p;
-                }
-                total += running;
+/// route must equal, and the host reduce's route (two additions a bucket;
+/// rows on the pool's threads natively).
+pub fn window_sums_direct<C: SWCurveConfig>(plan: &Plan, buckets: &[Option<Affine<C>>]) -> Vec<Projective<C>> {
+    let row = |j: u32| {
+        let mut running = Projective::<C>::zero();
+        let mut total = Projective::<C>::zero();
+        for i in (0..plan.buckets).rev() {
+            if let Some(p) = buckets[(j * plan.buckets + i) as usize] {
+                running += p;
             }
-            total
-        })
-        .collect()
+            total += running;
+        }
+        total
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        (0..plan.rows()).into_par_iter().map(row).collect()
+    }
+    #[cfg(target_arch = "wasm32")]
+    (0..plan.rows()).map(row).collect()
 }
 
 #[cfg(test)]
@@ -127,6 +134,7 @@ mod tests {
             let plan = Plan {
                 n: 1,
                 c: 5,
+                curve: crate::curve::Curve::Bn254G1,
                 windows: 3,
                 vectors: 1,
                 buckets,

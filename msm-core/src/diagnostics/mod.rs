@@ -175,7 +175,7 @@ impl GpuContext {
         let Some(t) = &bases.table else {
             return Ok(out);
         };
-        let windows = crate::bases::table_windows(t.c) as usize;
+        let windows = crate::bases::table_windows(t.c, bases.curve) as usize;
         for p in &t.parts {
             out.push(BasePlanes {
                 x: self.read_words(&p.x, windows * p.len * 8).await?,

@@ -13,7 +13,7 @@ use crate::layout::{PointRecord, POINT_RECORD_BYTES};
 use crate::msm::{decode_window_sums, xyzz_to_projective, Scalars, Scratch};
 use crate::passes::{walker_combine, Buf, Pass};
 use crate::plan::Plan;
-use crate::repr::FieldRepr;
+use crate::repr::FieldCodec;
 
 /// Every intermediate buffer, read back after each pass.
 #[derive(Clone, Debug)]
@@ -61,7 +61,13 @@ fn single_part(bases: &Bases) -> Result<&BasePart, MsmError> {
 }
 
 impl GpuContext {
+    /// BN254's base field codec of this context's layout.
+    fn bn254_codec(&self) -> FieldCodec<ark_bn254::Fq> {
+        FieldCodec::new(self.field_layout(), msm_wgsl::BaseField::Bn254)
+    }
+
     fn check_stage_inputs(&self, bases: &Bases, scalars: &[Fr]) -> Result<(), MsmError> {
+        self.check_curve(crate::curve::Curve::Bn254G1)?;
         self.check_inputs(bases, scalars.len())?;
         if scalars.is_empty() {
             return Err(MsmError::invalid_config(
@@ -182,7 +188,11 @@ impl GpuContext {
         let split_sums = self.read_words(s.buf(Buf::SplitSums), plan.tasks as usize * 32).await?;
         let chain_levels = self.read_chain_levels(&s).await?;
         let (window_sums, reduce_segments, reduce_groups) = if host_reduce {
-            (self.host_window_sums(&s).await?, Vec::new(), Vec::new())
+            (
+                self.host_window_sums::<ark_bn254::g1::Config>(&s).await?,
+                Vec::new(),
+                Vec::new(),
+            )
         } else {
             run(Pass::Reduce).await?;
             self.read_reduce(&s).await?
@@ -211,14 +221,14 @@ impl GpuContext {
 
     /// walker_combine's block levels: (XYZZ sum, flags) per element.
     async fn read_chain_levels(&self, s: &Scratch) -> Result<Vec<Vec<(G1Projective, u32)>>, MsmError> {
-        let (repr, tasks) = (FieldRepr::new(self.field_layout()), s.plan.tasks);
+        let (repr, tasks) = (self.bn254_codec(), s.plan.tasks);
         let mut levels = Vec::new();
         for level in 1..=walker_combine::chain_levels(tasks) {
             let len = walker_combine::level_len(tasks, level) as usize;
             let words = self.read_words(s.buf(Buf::level(level as usize - 1)), len * 33).await?;
             let elements = words
                 .chunks_exact(33)
-                .map(|e| Ok((xyzz_to_projective(&repr, &e[..32])?, e[32])))
+                .map(|e| Ok((xyzz_to_projective::<ark_bn254::g1::Config>(&repr, &e[..32])?, e[32])))
                 .collect::<Result<Vec<_>, MsmError>>()?;
             levels.push(elements);
         }
@@ -227,7 +237,7 @@ impl GpuContext {
 
     /// reduce's window sums, segment sums and group sums.
     async fn read_reduce(&self, s: &Scratch) -> Result<ReduceReadback, MsmError> {
-        let (repr, plan) = (FieldRepr::new(self.field_layout()), s.plan);
+        let (repr, plan) = (self.bn254_codec(), s.plan);
         let points = |words: Vec<u32>| decode_window_sums(&repr, &words, words.len() / 32);
         let segments = 2 * plan.rows() as usize * plan.segments as usize;
         let groups = 2 * plan.rows() as usize * crate::passes::reduce::groups_per_window(&plan) as usize;

@@ -69,7 +69,7 @@ impl EngineBases {
 
     /// The window width of the GPU set's table, if one was built.
     pub fn table_bits(&self) -> Option<u32> {
-        self.gpu.as_ref().and_then(Bases::table_bits)
+        self.gpu.as_ref().and_then(|b| b.table_bits())
     }
 }
 

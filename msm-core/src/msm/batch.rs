@@ -2,10 +2,11 @@
 //! submission (a PLONK or KZG prover commits to many polynomials over one
 //! SRS per round). Each vector may be shorter than the bases (a prefix MSM).
 
-use ark_bn254::{Fr, G1Projective};
+use ark_ec::short_weierstrass::Projective;
 
 use super::{MsmTimings, Scalars};
 use crate::bases::Bases;
+use crate::curve::{Bn254, GpuCurve};
 use crate::config::MsmConfig;
 use crate::context::GpuContext;
 use crate::error::MsmError;
@@ -13,17 +14,40 @@ use crate::plan::Plan;
 
 /// A batch's results (in the vectors' order) with the first job's plan and
 /// the timings of the whole batch.
-#[derive(Clone, Debug)]
-pub struct MsmBatchRun {
-    pub results: Vec<G1Projective>,
+pub struct MsmBatchRun<C: GpuCurve = Bn254> {
+    pub results: Vec<Projective<C>>,
     pub plan: Option<Plan>,
     pub timings: MsmTimings,
 }
 
+impl<C: GpuCurve> Clone for MsmBatchRun<C> {
+    fn clone(&self) -> Self {
+        MsmBatchRun {
+            results: self.results.clone(),
+            plan: self.plan,
+            timings: self.timings.clone(),
+        }
+    }
+}
+
+impl<C: GpuCurve> std::fmt::Debug for MsmBatchRun<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MsmBatchRun")
+            .field("results", &self.results)
+            .field("plan", &self.plan)
+            .field("timings", &self.timings)
+            .finish()
+    }
+}
+
 impl GpuContext {
     /// The MSM of `bases` with each scalar vector, with the context's config.
-    pub async fn msm_batch(&self, bases: &Bases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
-        let vectors: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::Fr(v)).collect();
+    pub async fn msm_batch<C: GpuCurve>(
+        &self,
+        bases: &Bases<C>,
+        vectors: &[&[C::ScalarField]],
+    ) -> Result<Vec<Projective<C>>, MsmError> {
+        let vectors: Vec<Scalars<'_>> = vectors.iter().map(|v| C::scalars(v)).collect();
         let lens: Vec<usize> = vectors.iter().map(Scalars::len).collect();
         let config = self.config_for_batch(&lens);
         Ok(self.msm_batch_with(bases, &vectors, &config).await?.results)
@@ -44,15 +68,15 @@ impl GpuContext {
     }
 
     /// [`GpuContext::msm_batch`] for scalars in either form, with `config`.
-    pub async fn msm_batch_with(
+    pub async fn msm_batch_with<C: GpuCurve>(
         &self,
-        bases: &Bases,
+        bases: &Bases<C>,
         vectors: &[Scalars<'_>],
         config: &MsmConfig,
-    ) -> Result<MsmBatchRun, MsmError> {
+    ) -> Result<MsmBatchRun<C>, MsmError> {
         use tracing::Instrument;
         let span = tracing::debug_span!("msm.batch", vectors = vectors.len());
-        let run = self.run_checked(bases, vectors, config).instrument(span).await?;
+        let run = self.run_checked::<C>(bases, vectors, config).instrument(span).await?;
         Ok(MsmBatchRun {
             results: run.results,
             plan: run.plan,
@@ -62,18 +86,22 @@ impl GpuContext {
 
     /// Blocking [`GpuContext::msm_batch`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_batch_blocking(&self, bases: &Bases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
+    pub fn msm_batch_blocking<C: GpuCurve>(
+        &self,
+        bases: &Bases<C>,
+        vectors: &[&[C::ScalarField]],
+    ) -> Result<Vec<Projective<C>>, MsmError> {
         pollster::block_on(self.msm_batch(bases, vectors))
     }
 
     /// Blocking [`GpuContext::msm_batch_with`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_batch_blocking_with(
+    pub fn msm_batch_blocking_with<C: GpuCurve>(
         &self,
-        bases: &Bases,
+        bases: &Bases<C>,
         vectors: &[Scalars<'_>],
         config: &MsmConfig,
-    ) -> Result<MsmBatchRun, MsmError> {
+    ) -> Result<MsmBatchRun<C>, MsmError> {
         pollster::block_on(self.msm_batch_with(bases, vectors, config))
     }
 }

@@ -4,7 +4,7 @@
 
 use super::plans::CallPlans;
 use super::Scalars;
-use crate::bases::{BasePart, Bases};
+use crate::bases::{BasePart, BaseSet};
 use crate::context::GpuContext;
 use crate::error::MsmError;
 use crate::layout::MsmParams;
@@ -63,7 +63,7 @@ const MAX_ROWS: usize = 65_535;
 /// until their plan's buffers fit the adapter's bindings.
 pub(crate) fn joint_group(
     plans: &mut CallPlans<'_>,
-    bases: &Bases,
+    bases: &BaseSet,
     vectors: &[Scalars<'_>],
 ) -> Result<Option<usize>, MsmError> {
     let Some(first) = vectors.first() else {
@@ -109,7 +109,7 @@ impl GpuContext {
     /// never straddle two base parts.
     pub(crate) fn jobs<'a>(
         &self,
-        bases: &'a Bases,
+        bases: &'a BaseSet,
         vectors: &[Scalars<'a>],
         plans: &mut CallPlans<'_>,
         joint_group: Option<usize>,

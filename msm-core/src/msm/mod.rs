@@ -16,7 +16,7 @@ mod run;
 mod scratch;
 mod upload;
 
-use ark_bn254::{Fr, G1Projective};
+use ark_ec::short_weierstrass::Projective;
 use ark_ff::BigInt;
 
 pub use batch::MsmBatchRun;
@@ -25,7 +25,8 @@ pub(crate) use readback::{decode_window_sums, result_bytes, xyzz_to_projective, 
 pub(crate) use scratch::Scratch;
 pub(crate) use upload::Staging;
 
-use crate::bases::Bases;
+use crate::bases::{BaseSet, Bases};
+use crate::curve::{Bn254, Curve, GpuCurve};
 use crate::config::MsmConfig;
 use crate::context::GpuContext;
 use crate::error::MsmError;
@@ -65,12 +66,31 @@ pub struct MsmTimings {
 }
 
 /// One MSM's result with its plan and timings.
-#[derive(Clone, Debug)]
-pub struct MsmRun {
-    pub result: G1Projective,
+pub struct MsmRun<C: GpuCurve = Bn254> {
+    pub result: Projective<C>,
     /// The plan of the first chunk (`None` for an empty input).
     pub plan: Option<Plan>,
     pub timings: MsmTimings,
+}
+
+impl<C: GpuCurve> Clone for MsmRun<C> {
+    fn clone(&self) -> Self {
+        MsmRun {
+            result: self.result,
+            plan: self.plan,
+            timings: self.timings.clone(),
+        }
+    }
+}
+
+impl<C: GpuCurve> std::fmt::Debug for MsmRun<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MsmRun")
+            .field("result", &self.result)
+            .field("plan", &self.plan)
+            .field("timings", &self.timings)
+            .finish()
+    }
 }
 
 /// Scalars as a caller holds them; every form goes to the GPU as it is.
@@ -78,7 +98,10 @@ pub struct MsmRun {
 pub enum Scalars<'a> {
     /// arkworks' field elements: their Montgomery limbs are copied straight
     /// into the upload memory and preprocess converts them on the GPU.
-    Fr(&'a [Fr]),
+    Fr(&'a [ark_bn254::Fr]),
+    /// BLS12-381's field elements, as [`Scalars::Fr`] (a context of
+    /// [`crate::Curve::Bls12_381G1`] only).
+    Bls12_381Fr(&'a [ark_bls12_381::Fr]),
     /// Integers as arkworks' `msm_bigint` takes them, any 256-bit value:
     /// preprocess reduces them mod r, so the result is the sum of the
     /// integers times the points, equal to `msm_bigint`'s.
@@ -89,10 +112,23 @@ pub enum Scalars<'a> {
     Bytes(HostBytes<'a>),
 }
 
+impl<'a> From<&'a [ark_bn254::Fr]> for Scalars<'a> {
+    fn from(s: &'a [ark_bn254::Fr]) -> Self {
+        Scalars::Fr(s)
+    }
+}
+
+impl<'a> From<&'a [ark_bls12_381::Fr]> for Scalars<'a> {
+    fn from(s: &'a [ark_bls12_381::Fr]) -> Self {
+        Scalars::Bls12_381Fr(s)
+    }
+}
+
 impl<'a> Scalars<'a> {
     pub fn len(&self) -> usize {
         match self {
             Scalars::Fr(s) => s.len(),
+            Scalars::Bls12_381Fr(s) => s.len(),
             Scalars::Canonical(s) => s.len(),
             Scalars::Bytes(b) => b.len() / 32,
         }
@@ -105,13 +141,23 @@ impl<'a> Scalars<'a> {
     pub(crate) fn slice(&self, r: std::ops::Range<usize>) -> Scalars<'a> {
         match *self {
             Scalars::Fr(s) => Scalars::Fr(&s[r]),
+            Scalars::Bls12_381Fr(s) => Scalars::Bls12_381Fr(&s[r]),
             Scalars::Canonical(s) => Scalars::Canonical(&s[r]),
             Scalars::Bytes(b) => Scalars::Bytes(b.range(32 * r.start..32 * r.end)),
         }
     }
 
-    /// Byte scalars come in whole 32-byte words.
-    pub(crate) fn check(&self) -> Result<(), MsmError> {
+    /// Byte scalars come in whole 32-byte words; field elements are the
+    /// scalar field of the context's `curve`.
+    pub(crate) fn check(&self, curve: Curve) -> Result<(), MsmError> {
+        let field_of = match self {
+            Scalars::Fr(_) => Some(Curve::Bn254G1),
+            Scalars::Bls12_381Fr(_) => Some(Curve::Bls12_381G1),
+            _ => None,
+        };
+        if let Some(asked) = field_of.filter(|&f| f.field() != curve.field()) {
+            return Err(MsmError::WrongCurve { context: curve, asked });
+        }
         match self {
             Scalars::Bytes(b) if !b.len().is_multiple_of(32) => Err(MsmError::InvalidInput(format!(
                 "{} bytes of scalars is not a whole number of 32-byte scalars",
@@ -123,7 +169,7 @@ impl<'a> Scalars<'a> {
 
     pub(crate) fn form(&self) -> u32 {
         match self {
-            Scalars::Fr(_) => SCALARS_MONTGOMERY,
+            Scalars::Fr(_) | Scalars::Bls12_381Fr(_) => SCALARS_MONTGOMERY,
             Scalars::Canonical(_) | Scalars::Bytes(_) => SCALARS_CANONICAL,
         }
     }
@@ -140,18 +186,23 @@ impl GpuContext {
     /// The MSM of `bases` and `scalars` with `config`, with its plan and
     /// timings. Fewer scalars than bases use the first `scalars.len()` bases
     /// (a lower-degree polynomial over the same SRS), with no re-upload.
-    pub async fn msm_with(&self, bases: &Bases, scalars: &[Fr], config: &MsmConfig) -> Result<MsmRun, MsmError> {
-        self.msm_scalars_with(bases, Scalars::Fr(scalars), config).await
+    pub async fn msm_with<C: GpuCurve>(
+        &self,
+        bases: &Bases<C>,
+        scalars: &[C::ScalarField],
+        config: &MsmConfig,
+    ) -> Result<MsmRun<C>, MsmError> {
+        self.msm_scalars_with(bases, C::scalars(scalars), config).await
     }
 
     /// [`GpuContext::msm_with`] for scalars in any form.
-    pub async fn msm_scalars_with(
+    pub async fn msm_scalars_with<C: GpuCurve>(
         &self,
-        bases: &Bases,
+        bases: &Bases<C>,
         scalars: Scalars<'_>,
         config: &MsmConfig,
-    ) -> Result<MsmRun, MsmError> {
-        let run = self.run_checked(bases, &[scalars], config).await?;
+    ) -> Result<MsmRun<C>, MsmError> {
+        let run = self.run_checked::<C>(bases, &[scalars], config).await?;
         Ok(MsmRun {
             result: run.results[0],
             plan: run.plan,
@@ -163,14 +214,15 @@ impl GpuContext {
     /// engine, the browser's): each vector's form and length, the bases'
     /// context, the memory the largest vector needs before anything is
     /// allocated; a GPU failure explained (a lost device, memory refused).
-    pub(crate) async fn run_checked(
+    pub(crate) async fn run_checked<C: GpuCurve>(
         &self,
-        bases: &Bases,
+        bases: &BaseSet,
         vectors: &[Scalars<'_>],
         config: &MsmConfig,
-    ) -> Result<run::BatchRun, MsmError> {
+    ) -> Result<run::BatchRun<C>, MsmError> {
+        self.check_curve(C::CURVE)?;
         for v in vectors {
-            v.check()?;
+            v.check(C::CURVE)?;
             self.check_inputs(bases, v.len())?;
         }
         let longest = vectors.iter().map(Scalars::len).max().unwrap_or(0);
@@ -185,7 +237,7 @@ impl GpuContext {
 
     /// The checks of every entry point: lengths (a scalar vector shorter than
     /// the bases uses the first bases) and that the bases are this context's.
-    pub(crate) fn check_inputs(&self, bases: &Bases, scalars: usize) -> Result<(), MsmError> {
+    pub(crate) fn check_inputs(&self, bases: &BaseSet, scalars: usize) -> Result<(), MsmError> {
         if scalars > bases.len() {
             return Err(MsmError::LengthMismatch {
                 bases: bases.len(),
@@ -199,20 +251,29 @@ impl GpuContext {
     }
 
     /// The MSM of resident `bases` and `scalars` with the context's config.
-    pub async fn msm(&self, bases: &Bases, scalars: &[Fr]) -> Result<G1Projective, MsmError> {
+    pub async fn msm<C: GpuCurve>(&self, bases: &Bases<C>, scalars: &[C::ScalarField]) -> Result<Projective<C>, MsmError> {
         let config = self.config_for(scalars.len());
         Ok(self.msm_with(bases, scalars, &config).await?.result)
     }
 
     /// Blocking [`GpuContext::msm`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_blocking(&self, bases: &Bases, scalars: &[Fr]) -> Result<G1Projective, MsmError> {
+    pub fn msm_blocking<C: GpuCurve>(
+        &self,
+        bases: &Bases<C>,
+        scalars: &[C::ScalarField],
+    ) -> Result<Projective<C>, MsmError> {
         pollster::block_on(self.msm(bases, scalars))
     }
 
     /// Blocking [`GpuContext::msm_with`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_blocking_with(&self, bases: &Bases, scalars: &[Fr], config: &MsmConfig) -> Result<MsmRun, MsmError> {
+    pub fn msm_blocking_with<C: GpuCurve>(
+        &self,
+        bases: &Bases<C>,
+        scalars: &[C::ScalarField],
+        config: &MsmConfig,
+    ) -> Result<MsmRun<C>, MsmError> {
         pollster::block_on(self.msm_with(bases, scalars, config))
     }
 

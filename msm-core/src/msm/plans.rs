@@ -28,7 +28,7 @@ impl<'a> CallPlans<'a> {
     /// The call's plans over `bases`: with their table where they have one,
     /// the knob `bases_table` is on and `window_bits` is automatic or the
     /// table's width.
-    pub(crate) fn over(mut self, bases: &crate::bases::Bases) -> Self {
+    pub(crate) fn over(mut self, bases: &crate::bases::BaseSet) -> Self {
         let c = self.config.window_bits;
         self.table = bases
             .table_bits()

@@ -3,6 +3,7 @@
 //! host reduce, and decoding GPU points.
 
 use ark_bn254::{Fq, G1Affine, G1Projective};
+use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::CurveGroup;
 use ark_ff::{Field, Zero};
 
@@ -11,10 +12,10 @@ use crate::context::GpuContext;
 use crate::passes::Buf;
 use crate::cpu;
 use crate::error::MsmError;
-use crate::layout::{PointRecord, POINT_RECORD_BYTES, VALID_XYZZ};
-use crate::passes::reduce::XYZZ_BYTES;
+use crate::curve::GpuCurve;
+use crate::layout::{PointRecord, VALID_XYZZ};
 use crate::plan::Plan;
-use crate::repr::{FieldRepr, Words};
+use crate::repr::{FieldCodec, FieldRepr, Words};
 
 /// Bytes of a job's timestamps in a results buffer.
 pub(crate) const TIMESTAMP_BYTES: u64 = MAX_TIMESTAMPS as u64 * 8;
@@ -31,13 +32,17 @@ fn rows_bytes(plan: &Plan) -> u64 {
 
 /// A job's row sums from its results' words: read as they are, or folded
 /// from each row's group sums (`host_windows`).
-pub(crate) fn decode_rows(repr: &FieldRepr, words: &[u32], plan: &Plan) -> Result<Vec<G1Projective>, MsmError> {
+pub(crate) fn decode_rows<C: GpuCurve>(
+    codec: &FieldCodec<C::BaseField>,
+    words: &[u32],
+    plan: &Plan,
+) -> Result<Vec<Projective<C>>, MsmError> {
     if !plan.host_windows {
-        return decode_window_sums(repr, words, plan.rows() as usize);
+        return decode_window_sums(codec, words, plan.rows() as usize);
     }
     let groups = crate::passes::reduce::groups_per_window(plan) as usize;
-    let points = decode_window_sums(repr, words, 2 * plan.rows() as usize * groups)?;
-    let pairs: Vec<[G1Projective; 2]> = points.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
+    let points = decode_window_sums::<C>(codec, words, 2 * plan.rows() as usize * groups)?;
+    let pairs: Vec<[Projective<C>; 2]> = points.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
     Ok(cpu::reduce::windows_from_groups(&pairs, groups))
 }
 
@@ -70,7 +75,7 @@ impl GpuContext {
     /// A MAP_READ buffer of at least `bytes`: pooled, so warm calls create
     /// none.
     pub(crate) fn take_results(&self, bytes: u64) -> wgpu::Buffer {
-        let need = bytes.max(XYZZ_BYTES);
+        let need = bytes.max(self.curve().xyzz_bytes());
         let mut pool = self.results.lock().unwrap();
         match pool.iter().position(|b| b.size() >= need) {
             Some(i) => pool.swap_remove(i),
@@ -96,65 +101,90 @@ impl GpuContext {
 
     /// The window sums of a chunk whose bucket sums the host reduces: counts
     /// and bucket sums read back, running sums on the CPU.
-    pub(crate) async fn host_window_sums(&self, s: &Scratch) -> Result<Vec<G1Projective>, MsmError> {
+    pub(crate) async fn host_window_sums<C: GpuCurve>(&self, s: &Scratch) -> Result<Vec<Projective<C>>, MsmError> {
         let tb = s.plan.total_buckets() as usize;
+        let curve = s.plan.curve;
+        let (rec, xyzz) = ((curve.record_bytes() / 4) as usize, (curve.xyzz_bytes() / 4) as usize);
         let counts = self.read_words(s.buf(Buf::Counts), tb).await?;
-        let words = self.read_words(s.buf(Buf::BucketSums), tb * POINT_RECORD_BYTES / 4).await?;
-        let records: &[PointRecord] = bytemuck::cast_slice(&words);
-        let split = self.read_words(s.buf(Buf::SplitSums), s.plan.tasks as usize * 32).await?;
-        let repr = FieldRepr::new(self.field_layout());
+        let words = self.read_words(s.buf(Buf::BucketSums), tb * rec).await?;
+        let split = self.read_words(s.buf(Buf::SplitSums), s.plan.tasks as usize * xyzz).await?;
+        let codec = FieldCodec::<C::BaseField>::new(self.field_layout(), curve.field());
         // Buckets no entry reached hold stale records: skip them as the GPU pass does.
-        let buckets: Vec<Option<G1Affine>> = records
-            .iter()
+        let buckets: Vec<Option<Affine<C>>> = words
+            .chunks_exact(rec)
             .zip(&counts)
             .map(|(r, &count)| {
                 if count == 0 {
                     Ok(None)
                 } else {
-                    bucket_point(&repr, r, &split)
+                    record_words_point(&codec, r, &split)
                 }
             })
             .collect::<Result<_, _>>()?;
-        Ok(cpu::window_sums(&s.plan, &buckets))
+        Ok(cpu::reduce::window_sums_direct(&s.plan, &buckets))
     }
 }
 
-/// Window sums packed as XYZZ (32 words each) as projective points (on the
-/// pool's threads natively: a joint batch has thousands of rows).
-pub(crate) fn decode_window_sums(
-    repr: &FieldRepr,
+/// Window sums packed as XYZZ (four coordinates each) as projective
+/// points (on the pool's threads natively: a joint batch has thousands of
+/// rows).
+pub(crate) fn decode_window_sums<C: GpuCurve>(
+    codec: &FieldCodec<C::BaseField>,
     words: &[u32],
     windows: usize,
-) -> Result<Vec<G1Projective>, MsmError> {
-    let sums = words[..windows * 32].chunks_exact(32);
+) -> Result<Vec<Projective<C>>, MsmError> {
+    let xyzz = 4 * codec.words();
+    let sums = words[..windows * xyzz].chunks_exact(xyzz);
     #[cfg(not(target_arch = "wasm32"))]
     if windows > 128 {
         use rayon::prelude::*;
         let sums: Vec<&[u32]> = sums.collect();
-        return sums.into_par_iter().map(|w| xyzz_to_projective(repr, w)).collect();
+        return sums.into_par_iter().map(|w| xyzz_to_projective(codec, w)).collect();
     }
-    sums.map(|w| xyzz_to_projective(repr, w)).collect()
+    sums.map(|w| xyzz_to_projective(codec, w)).collect()
 }
 
-/// An XYZZ point (32 packed words) as a projective point: (X u v^2, Y u^3 v^2,
-/// u v) in Jacobian coordinates, u = ZZ, v = ZZZ; no inversion needed.
-pub(crate) fn xyzz_to_projective(repr: &FieldRepr, w: &[u32]) -> Result<G1Projective, MsmError> {
-    let c: Vec<Fq> = (0..4)
-        .map(|k| {
-            repr.from_gpu(&<Words>::try_from(&w[8 * k..8 * k + 8]).unwrap())
-                .ok_or(MsmError::CorruptResult)
-        })
+/// An XYZZ point (four packed coordinates) as a projective point: (X u v^2,
+/// Y u^3 v^2, u v) in Jacobian coordinates, u = ZZ, v = ZZZ; no inversion
+/// needed.
+pub(crate) fn xyzz_to_projective<C: GpuCurve>(
+    codec: &FieldCodec<C::BaseField>,
+    w: &[u32],
+) -> Result<Projective<C>, MsmError> {
+    let k = codec.words();
+    let c: Vec<C::BaseField> = w[..4 * k]
+        .chunks_exact(k)
+        .map(|x| codec.decode(x).ok_or(MsmError::CorruptResult))
         .collect::<Result<_, _>>()?;
     let (u, v) = (c[2], c[3]);
     if u.is_zero() {
-        return Ok(G1Projective::zero());
+        return Ok(Projective::zero());
     }
     let v2 = v.square();
-    Ok(G1Projective::new_unchecked(
-        c[0] * u * v2,
-        c[1] * u.square() * u * v2,
-        u * v,
-    ))
+    Ok(Projective::new_unchecked(c[0] * u * v2, c[1] * u.square() * u * v2, u * v))
+}
+
+/// A bucket's sum from its record's words (x, y, valid, bucket, through),
+/// following `VALID_XYZZ` records into walker_combine's split sums.
+fn record_words_point<C: GpuCurve>(
+    codec: &FieldCodec<C::BaseField>,
+    r: &[u32],
+    split_sums: &[u32],
+) -> Result<Option<Affine<C>>, MsmError> {
+    let k = codec.words();
+    let (valid, through) = (r[2 * k], r[2 * k + 2]);
+    if valid == VALID_XYZZ {
+        let at = through as usize * 4 * k;
+        let w = split_sums.get(at..at + 4 * k).ok_or(MsmError::CorruptResult)?;
+        let p = xyzz_to_projective::<C>(codec, w)?;
+        return Ok((!p.is_zero()).then(|| p.into_affine()));
+    }
+    if valid == 0 {
+        return Ok(None);
+    }
+    let x = codec.decode(&r[..k]).ok_or(MsmError::CorruptResult)?;
+    let y = codec.decode(&r[k..2 * k]).ok_or(MsmError::CorruptResult)?;
+    Ok(Some(Affine::new_unchecked(x, y)))
 }
 
 /// A bucket's sum from its record, following `VALID_XYZZ` records into
@@ -165,7 +195,7 @@ pub fn bucket_point(repr: &FieldRepr, r: &PointRecord, split_sums: &[u32]) -> Re
     }
     let at = r.through as usize * 32;
     let w = split_sums.get(at..at + 32).ok_or(MsmError::CorruptResult)?;
-    let p = xyzz_to_projective(repr, w)?;
+    let p = bn254_xyzz(repr, w)?;
     Ok((!p.is_zero()).then(|| p.into_affine()))
 }
 
@@ -177,4 +207,18 @@ pub fn record_point(repr: &FieldRepr, r: &PointRecord) -> Result<Option<G1Affine
     let x = repr.from_gpu(&r.x).ok_or(MsmError::CorruptResult)?;
     let y = repr.from_gpu(&r.y).ok_or(MsmError::CorruptResult)?;
     Ok(Some(G1Affine::new_unchecked(x, y)))
+}
+
+/// A BN254 XYZZ point through the BN254 codec (the diagnostics' records).
+fn bn254_xyzz(repr: &FieldRepr, w: &[u32]) -> Result<G1Projective, MsmError> {
+    let c: Vec<Fq> = w[..32]
+        .chunks_exact(8)
+        .map(|x| repr.from_gpu(&<Words>::try_from(x).unwrap()).ok_or(MsmError::CorruptResult))
+        .collect::<Result<_, _>>()?;
+    let (u, v) = (c[2], c[3]);
+    if u.is_zero() {
+        return Ok(G1Projective::zero());
+    }
+    let v2 = v.square();
+    Ok(G1Projective::new_unchecked(c[0] * u * v2, c[1] * u.square() * u * v2, u * v))
 }

@@ -7,7 +7,7 @@
 //! job by job instead (the host writes the next job while the GPU runs the
 //! previous one).
 
-use ark_bn254::G1Projective;
+use ark_ec::short_weierstrass::Projective;
 use ark_ff::Zero;
 
 use super::jobs::Job;
@@ -15,7 +15,8 @@ use super::readback::{decode_rows, ResultLayout};
 use super::record::PlanEntry;
 use super::scratch::Scratch;
 use super::{upload, MsmTimings, Scalars};
-use crate::bases::Bases;
+use crate::bases::BaseSet;
+use crate::curve::{Bn254, GpuCurve};
 use crate::config::MsmConfig;
 use crate::context::GpuContext;
 use crate::cpu;
@@ -24,7 +25,7 @@ use crate::layout::MsmParams;
 use crate::passes::{Pass, Buf};
 use super::plans::CallPlans;
 use crate::plan::Plan;
-use crate::repr::FieldRepr;
+use crate::repr::FieldCodec;
 
 const PARAMS_BYTES: u64 = std::mem::size_of::<MsmParams>() as u64;
 
@@ -37,21 +38,21 @@ type ScopeFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Option<wgp
 const MAX_STAGING_BYTES: u64 = 1 << 30;
 
 /// A batch's results, the first job's plan and the timings summed over jobs.
-pub(crate) struct BatchRun {
-    pub(crate) results: Vec<G1Projective>,
+pub(crate) struct BatchRun<C: GpuCurve = Bn254> {
+    pub(crate) results: Vec<Projective<C>>,
     pub(crate) plan: Option<Plan>,
     pub(crate) timings: MsmTimings,
 }
 
 /// Each vector's result from a job's row sums (a joint job's rows hold each
 /// vector's windows in turn); vectors on the pool's threads natively.
-fn combine_rows(sums: &[G1Projective], plan: &Plan) -> Vec<G1Projective> {
+fn combine_rows<C: GpuCurve>(sums: &[Projective<C>], plan: &Plan) -> Vec<Projective<C>> {
     let rows = sums.chunks(plan.rows_per_vector() as usize);
     // one vector: waking the pool costs more than its Horner step
     #[cfg(not(target_arch = "wasm32"))]
     if plan.vectors > 1 {
         use rayon::prelude::*;
-        let rows: Vec<&[G1Projective]> = rows.collect();
+        let rows: Vec<&[Projective<C>]> = rows.collect();
         return rows.into_par_iter().map(|r| cpu::combine_windows(r, plan.c)).collect();
     }
     rows.map(|r| cpu::combine_windows(r, plan.c)).collect()
@@ -100,18 +101,18 @@ impl GpuContext {
     /// Runs every vector of the batch (in joint jobs of `joint_group`
     /// vectors where [`super::jobs::joint_group`] said so); results in the
     /// vectors' order (the identity for an empty vector).
-    pub(crate) async fn run_batch(
+    pub(crate) async fn run_batch<C: GpuCurve>(
         &self,
-        bases: &Bases,
+        bases: &BaseSet,
         vectors: &[Scalars<'_>],
         mut plans: CallPlans<'_>,
         joint_group: Option<usize>,
-    ) -> Result<BatchRun, MsmError> {
+    ) -> Result<BatchRun<C>, MsmError> {
         let t_prepare = web_time::Instant::now();
         let jobs = self.jobs(bases, vectors, &mut plans, joint_group)?;
         let config = plans.config();
         let mut run = BatchRun {
-            results: vec![G1Projective::zero(); vectors.len()],
+            results: vec![Projective::<C>::zero(); vectors.len()],
             plan: jobs.first().map(|j| j.plan),
             timings: MsmTimings::default(),
         };
@@ -166,12 +167,12 @@ impl GpuContext {
         run.timings.wait_ms = t_wait.elapsed().as_secs_f64() * 1e3;
         run.timings.gpu_wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
-        let repr = FieldRepr::new(self.field_layout());
+        let codec = FieldCodec::<C::BaseField>::new(self.field_layout(), C::CURVE.field());
         let t2 = web_time::Instant::now();
         for (k, j) in jobs.iter().enumerate() {
             let sums = match host_sums.get_mut(k) {
                 Some(h) => std::mem::take(h),
-                None => decode_rows(&repr, &words[(layout.at[k] / 4) as usize..], &j.plan)?,
+                None => decode_rows::<C>(&codec, &words[(layout.at[k] / 4) as usize..], &j.plan)?,
             };
             for (v, q) in combine_rows(&sums, &j.plan).into_iter().enumerate() {
                 run.results[j.first + v] += q;
@@ -363,7 +364,7 @@ impl GpuContext {
     /// reduce, reads each job's buckets back. Returns the timed labels and
     /// the host's window sums (empty without the host reduce).
     #[allow(clippy::too_many_arguments)]
-    async fn submit_each(
+    async fn submit_each<C: GpuCurve>(
         &self,
         jobs: &[Job<'_>],
         pipelines: &[Option<PlanEntry>],
@@ -371,7 +372,7 @@ impl GpuContext {
         config: &MsmConfig,
         host_reduce: bool,
         timings: &mut MsmTimings,
-    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<Vec<G1Projective>>, wgpu::SubmissionIndex), MsmError> {
+    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<Vec<Projective<C>>>, wgpu::SubmissionIndex), MsmError> {
         let timing = config.timing && self.has_timestamps();
         let mut timed = Vec::with_capacity(jobs.len());
         let mut host_sums = Vec::new();
@@ -413,7 +414,7 @@ impl GpuContext {
                 return Err(MsmError::Device(e.to_string()));
             }
             if host_reduce {
-                let sums = self.host_window_sums(&s).await;
+                let sums = self.host_window_sums::<C>(&s).await;
                 self.put_scratch(s);
                 host_sums.push(sums?);
             } else {

@@ -105,6 +105,7 @@ impl Staging {
             Scalars::Bytes(b) => return b.copy_into_js(&view),
             Scalars::Canonical(w) => view.copy_from(&w.iter().flat_map(limb_bytes).collect::<Vec<u8>>()),
             Scalars::Fr(f) => view.copy_from(&f.iter().flat_map(limb_bytes).collect::<Vec<u8>>()),
+            Scalars::Bls12_381Fr(f) => view.copy_from(&f.iter().flat_map(limb_bytes).collect::<Vec<u8>>()),
         }
         Ok(())
     }
@@ -137,6 +138,9 @@ pub(crate) fn write_scalars_to(
             queue.write_buffer(buffer, offset, &w.iter().flat_map(limb_bytes).collect::<Vec<u8>>())
         }
         Scalars::Fr(f) if !f.is_empty() => {
+            queue.write_buffer(buffer, offset, &f.iter().flat_map(limb_bytes).collect::<Vec<u8>>())
+        }
+        Scalars::Bls12_381Fr(f) if !f.is_empty() => {
             queue.write_buffer(buffer, offset, &f.iter().flat_map(limb_bytes).collect::<Vec<u8>>())
         }
         _ => {}
@@ -186,6 +190,7 @@ impl GpuContext {
 pub(crate) fn write_scalars(dst: WriteOnly<'_, [u8]>, scalars: Scalars<'_>) {
     match scalars {
         Scalars::Fr(f) => copy_limbs(dst, f),
+        Scalars::Bls12_381Fr(f) => copy_limbs(dst, f),
         Scalars::Canonical(w) => copy_limbs(dst, w),
         Scalars::Bytes(b) => b.copy_into(dst),
     }
@@ -198,6 +203,12 @@ pub(crate) trait Limbs: Sync {
 }
 
 impl Limbs for Fr {
+    fn limbs(&self) -> &[u64; 4] {
+        &self.0 .0
+    }
+}
+
+impl Limbs for ark_bls12_381::Fr {
     fn limbs(&self) -> &[u64; 4] {
         &self.0 .0
     }

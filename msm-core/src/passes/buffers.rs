@@ -4,7 +4,7 @@
 //! the memory check before allocating) all come from this one list.
 
 use super::{preprocess, reduce, walker_combine};
-use crate::layout::{MsmParams, POINT_RECORD_BYTES};
+use crate::layout::MsmParams;
 use crate::plan::Plan;
 
 /// A buffer some pass binds. The per-plan scratch holds every one of them
@@ -93,10 +93,10 @@ impl Buf {
     /// part's buffers).
     pub fn bytes(self, plan: &Plan) -> u64 {
         let tb = plan.total_buckets();
-        let rec = POINT_RECORD_BYTES as u64;
-        let xyzz = reduce::XYZZ_BYTES;
+        let rec = plan.curve.record_bytes();
+        let xyzz = plan.curve.xyzz_bytes();
         let (tasks, rows) = (plan.tasks as u64, plan.rows() as u64);
-        let level = |l| walker_combine::level_len(plan.tasks, l) as u64 * walker_combine::CHAIN_SUM_BYTES;
+        let level = |l| walker_combine::level_len(plan.tasks, l) as u64 * walker_combine::chain_sum_bytes(plan.curve);
         let bytes = match self {
             Buf::Params => std::mem::size_of::<MsmParams>() as u64,
             Buf::Scalars => plan.n as u64 * 32,

@@ -13,8 +13,6 @@ pub const WG: u32 = 64;
 /// `win_wg`: a power of two, at least the groups of a window; the plan keeps
 /// at most WG x win_wg segments a window).
 pub const WIN_WG_MAX: u32 = 256;
-/// Bytes of one XYZZ point (32 words).
-pub const XYZZ_BYTES: u64 = 128;
 
 pub const BINDINGS: &[Binding] = &[
     Binding::uniform(0, Buf::Params),
@@ -62,8 +60,9 @@ pub fn kernels(plan: &Plan) -> Vec<Kernel> {
 /// sum, or with `host_windows` each row's (E, V) group sums.
 pub fn result_buffer(plan: &Plan) -> (Buf, u64) {
     if plan.host_windows {
-        (Buf::GroupSums, 2 * plan.rows() as u64 * groups_per_window(plan) as u64 * XYZZ_BYTES)
+        let groups = groups_per_window(plan) as u64;
+        (Buf::GroupSums, 2 * plan.rows() as u64 * groups * plan.curve.xyzz_bytes())
     } else {
-        (Buf::WindowSums, plan.rows() as u64 * XYZZ_BYTES)
+        (Buf::WindowSums, plan.rows() as u64 * plan.curve.xyzz_bytes())
     }
 }

@@ -4,6 +4,7 @@
 
 use super::{tree_leaves, Binding, Buf, Kernel};
 use crate::config::MsmConfig;
+use crate::curve::Curve;
 use crate::plan::Plan;
 
 pub const BINDINGS: &[Binding] = &[
@@ -19,11 +20,12 @@ pub const BINDINGS: &[Binding] = &[
 /// Bytes of workgroup memory the walker needs: the inversion tree (2 x
 /// leaves - 1 packed values), two flag words and, for workgroup pref
 /// memory, TPB x S values.
-pub fn workgroup_bytes(config: &MsmConfig) -> u64 {
+pub fn workgroup_bytes(config: &MsmConfig, curve: Curve) -> u64 {
+    let value = curve.coord_bytes();
     let leaves = tree_leaves(config.walker_tpb) as u64;
-    let tree = (leaves + (leaves - 1).max(1)) * 32;
+    let tree = (leaves + (leaves - 1).max(1)) * value;
     let pref = match config.walker_pref_mem {
-        crate::config::PrefMem::Workgroup => config.walker_tpb as u64 * config.walker_slots as u64 * 32,
+        crate::config::PrefMem::Workgroup => config.walker_tpb as u64 * config.walker_slots as u64 * value,
         crate::config::PrefMem::Private => 0,
     };
     tree + pref + 8

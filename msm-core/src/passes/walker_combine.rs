@@ -12,8 +12,10 @@ pub const BLOCK: u32 = 64;
 pub const BLOCKS_WG: u32 = 64;
 /// Workgroup size of `owners` (override `OWNERS_WG`).
 pub const OWNERS_WG: u32 = 64;
-/// Bytes of a WGSL `ChainSum` (32 words of XYZZ and a flags word).
-pub const CHAIN_SUM_BYTES: u64 = 33 * 4;
+/// Bytes of a WGSL `ChainSum`: an XYZZ point and a flags word.
+pub fn chain_sum_bytes(curve: crate::curve::Curve) -> u64 {
+    curve.xyzz_bytes() + 4
+}
 /// Levels of block sums at most (chains of up to BLOCK^4 tasks).
 pub const MAX_LEVELS: u32 = 3;
 
@@ -81,6 +83,7 @@ mod tests {
     #[test]
     fn every_level_is_compiled_with_the_first_size() {
         let bounds = AdapterBounds {
+            curve: crate::curve::Curve::Bn254G1,
             max_workgroup_size_x: 1024,
             max_invocations_per_workgroup: 1024,
             max_workgroup_storage: 49152,

@@ -4,12 +4,15 @@
 //! adapter, its loop budget included.
 
 use crate::config::{MsmConfig, PrefMem, TaskSplit};
+use crate::curve::Curve;
 use crate::error::MsmError;
 use crate::passes::{stream_walker, walker_combine};
 
 mod widths;
 
-pub use widths::{auto_window_bits, auto_window_bits_for, reduce_segment, top_window_bits, REDUCE_THREADS};
+pub use widths::{
+    auto_window_bits, auto_window_bits_for, auto_window_bits_of, reduce_segment, top_window_bits, REDUCE_THREADS,
+};
 
 /// Entries each walker slot should walk when the thread count is automatic:
 /// longer walks leave fewer split buckets for walker_combine, shorter ones
@@ -48,7 +51,10 @@ pub struct Plan {
     pub n: u32,
     /// Window width c.
     pub c: u32,
-    /// Digit windows of a scalar, T = ceil(255 / c).
+    /// The curve group: its coordinates' width and its scalars' bits.
+    pub curve: Curve,
+    /// Digit windows of a scalar, T = ceil((b + 1) / c) for b-bit scalars
+    /// (ceil(255 / c) on BN254).
     pub windows: u32,
     /// Scalar vectors; one row of buckets per (vector, window).
     pub vectors: u32,
@@ -131,10 +137,18 @@ pub struct AdapterBounds {
     /// The field layout multiplies with 64-bit products (it shapes the
     /// automatic window width, [`auto_window_bits_for`]).
     pub field_int64: bool,
+    /// The context's curve group (its record sizes and windows).
+    pub curve: Curve,
 }
 
 impl AdapterBounds {
-    pub fn from_limits(l: &wgpu::Limits, loop_capped: bool, inversion_loops: u32, field_int64: bool) -> Self {
+    pub fn from_limits(
+        l: &wgpu::Limits,
+        loop_capped: bool,
+        inversion_loops: u32,
+        field_int64: bool,
+        curve: Curve,
+    ) -> Self {
         AdapterBounds {
             max_workgroup_size_x: l.max_compute_workgroup_size_x,
             max_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
@@ -143,6 +157,7 @@ impl AdapterBounds {
             loop_capped,
             inversion_loops,
             field_int64,
+            curve,
         }
     }
 
@@ -150,7 +165,7 @@ impl AdapterBounds {
     /// two whose XYZZ tree (128 bytes an invocation) and workgroup fit the
     /// adapter (128 under WebGPU's default 16 KiB of workgroup memory).
     pub fn reduce_win_wg(&self) -> u32 {
-        let fit = (self.max_workgroup_storage / crate::passes::reduce::XYZZ_BYTES as u32)
+        let fit = (self.max_workgroup_storage / self.curve.xyzz_bytes() as u32)
             .min(self.max_invocations_per_workgroup)
             .min(self.max_workgroup_size_x)
             .clamp(1, crate::passes::reduce::WIN_WG_MAX);
@@ -207,8 +222,11 @@ impl MsmConfig {
             .ok_or_else(|| invalid("points", format!("{n} points: at most 2^31 - 1 are supported")))?;
         self.check_ranges()?;
         self.check_walker_fits(bounds)?;
-        let c = table.or(self.window_bits).unwrap_or_else(|| auto_window_bits_for(vector_len, bounds.field_int64));
-        let windows = 255u32.div_ceil(c);
+        let curve = bounds.curve;
+        let c = table
+            .or(self.window_bits)
+            .unwrap_or_else(|| auto_window_bits_for(vector_len, bounds.field_int64, curve));
+        let windows = curve.windows(c);
         let vectors = vectors.max(1) as u32;
         let rows = if table.is_some() { vectors } else { windows * vectors };
         let buckets = 1u32 << (c - 1);
@@ -229,6 +247,7 @@ impl MsmConfig {
         let plan = Plan {
             n: n32,
             c,
+            curve,
             windows,
             vectors,
             buckets,
@@ -255,7 +274,7 @@ impl MsmConfig {
                 format!("walker_tpb = {tpb}: the adapter allows 1..={max_tpb} threads per workgroup"),
             ));
         }
-        let need = stream_walker::workgroup_bytes(self);
+        let need = stream_walker::workgroup_bytes(self, bounds.curve);
         if need > bounds.max_workgroup_storage as u64 {
             let hint = if self.walker_pref_mem == PrefMem::Workgroup {
                 "lower walker_tpb or walker_slots, or use private pref memory"
@@ -341,7 +360,7 @@ impl MsmConfig {
                 ),
             ));
         }
-        let record = crate::layout::POINT_RECORD_BYTES as u64;
+        let record = plan.curve.record_bytes();
         for (what, bytes) in [
             ("bucket sums", plan.total_buckets() * record),
             ("walker partials", 2 * plan.tasks as u64 * record),
@@ -372,6 +391,7 @@ mod tests {
             loop_capped: false,
             inversion_loops: 78,
             field_int64: true,
+            curve: Curve::Bn254G1,
         }
     }
 

@@ -17,9 +17,12 @@ pub fn reduce_segment(rows: u32, buckets: u32, table: bool) -> u32 {
     (1u32 << (63 - per.leading_zeros()).min(31)).clamp(least, 32)
 }
 
-/// Bits of a scalar (< r < 2^254) that land in the top window of width `c`.
+use crate::curve::Curve;
+
+/// Bits of a BN254 scalar (< r < 2^254) that land in the top window of
+/// width `c` ([`Curve::top_window_bits`] for any curve).
 pub fn top_window_bits(c: u32) -> u32 {
-    254u32.saturating_sub((255u32.div_ceil(c) - 1) * c)
+    Curve::Bn254G1.top_window_bits(c)
 }
 
 /// The window width used when none is configured: about log2(n) - 3, in
@@ -30,9 +33,14 @@ pub fn top_window_bits(c: u32) -> u32 {
 /// work per extra bit but double reduce's; docs/benchmarks.md has the H200's
 /// ladder of c.)
 pub fn auto_window_bits(n: usize) -> u32 {
+    auto_window_bits_of(n, Curve::Bn254G1)
+}
+
+/// [`auto_window_bits`] for `curve`'s scalars.
+pub fn auto_window_bits_of(n: usize, curve: Curve) -> u32 {
     let log = usize::BITS - n.max(1).leading_zeros() - 1;
     let mut c = log.saturating_sub(3).clamp(4, 16);
-    while c > 4 && top_window_bits(c) < 4 {
+    while c > 4 && curve.top_window_bits(c) < 4 {
         c -= 1;
     }
     c
@@ -43,8 +51,8 @@ pub fn auto_window_bits(n: usize) -> u32 {
 /// reduce's doubled work at c = 15: 2^16 and 2^17 take c = 15 (on the H200
 /// under Dawn, GPU 9.6 -> 7.3 ms at 2^16 and 12.0 -> 9.4 ms at 2^17; c = 12
 /// and 14 lose; docs/benchmarks.md).
-pub fn auto_window_bits_for(n: usize, int64: bool) -> u32 {
-    let c = auto_window_bits(n);
+pub fn auto_window_bits_for(n: usize, int64: bool, curve: Curve) -> u32 {
+    let c = auto_window_bits_of(n, curve);
     let log = usize::BITS - n.max(1).leading_zeros() - 1;
     if !int64 && (16..=17).contains(&log) {
         15
@@ -76,8 +84,11 @@ mod tests {
             } else {
                 auto_window_bits(n)
             };
-            assert_eq!(auto_window_bits_for(n, false), want, "log {log}");
-            assert_eq!(auto_window_bits_for(n, true), auto_window_bits(n), "log {log}");
+            assert_eq!(auto_window_bits_for(n, false, Curve::Bn254G1), want, "log {log}");
+            assert_eq!(auto_window_bits_for(n, true, Curve::Bn254G1), auto_window_bits(n), "log {log}");
+            let bls = Curve::Bls12_381G1;
+            let c = auto_window_bits_for(n, true, bls);
+            assert!(c == 4 || bls.top_window_bits(c) >= 4, "log {log}: c = {c}");
         }
     }
 }

@@ -58,6 +58,17 @@ impl Inversion {
             Inversion::Bingcd => BINGCD_ROUNDS * 32 + 4,
         }
     }
+
+    /// [`Inversion::max_loop_iterations`] in `field`: Fermat's windows and the
+    /// binary GCD's steps grow with the modulus' bits (BN254's bound scaled,
+    /// plus slack), bingcd by its rounds.
+    pub fn max_loop_iterations_in(self, field: crate::BaseField) -> u32 {
+        let bits = field.modulus().bits() as u32;
+        match self {
+            Inversion::Bingcd => bingcd_rounds(bits) * 32 + 4,
+            _ => (self.max_loop_iterations() * bits).div_ceil(254) + 8 * u32::from(bits > 254),
+        }
+    }
 }
 
 impl std::fmt::Display for Inversion {

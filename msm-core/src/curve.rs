@@ -1,0 +1,174 @@
+//! The curves and groups the pipeline runs: a runtime [`Curve`] (what a
+//! context's shaders are generated for, what its plans and buffers are sized
+//! by) and the typed [`GpuCurve`], arkworks' short-Weierstrass config of each
+//! group, which fixes the points, scalars and results of the typed API.
+
+use ark_ec::short_weierstrass::{Affine, SWCurveConfig};
+use ark_ff::{BigInt, PrimeField};
+use msm_wgsl::{BaseField, FieldConstants, FieldLayout};
+
+use crate::msm::Scalars;
+
+/// A curve group the GPU pipeline runs (G1 of each curve).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Curve {
+    /// BN254's G1: 254-bit Fq, 254-bit r.
+    #[default]
+    Bn254G1,
+    /// BLS12-381's G1: 381-bit Fq, 255-bit r.
+    Bls12_381G1,
+}
+
+impl Curve {
+    pub const ALL: [Curve; 2] = [Curve::Bn254G1, Curve::Bls12_381G1];
+
+    /// Short stable name (the command line's `--curve`, reports).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Curve::Bn254G1 => "bn254",
+            Curve::Bls12_381G1 => "bls12-381",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Curve> {
+        Curve::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The base field the shaders are generated for.
+    pub const fn field(self) -> BaseField {
+        match self {
+            Curve::Bn254G1 => BaseField::Bn254,
+            Curve::Bls12_381G1 => BaseField::Bls12_381,
+        }
+    }
+
+    /// Bits of the scalar field's modulus r.
+    pub const fn scalar_bits(self) -> u32 {
+        match self {
+            Curve::Bn254G1 => 254,
+            Curve::Bls12_381G1 => 255,
+        }
+    }
+
+    /// Bits the signed digits must cover: a scalar below 2^b recodes into
+    /// digits in [-2^(c-1), 2^(c-1)] whose last carry needs one bit more.
+    pub const fn digit_bits(self) -> u32 {
+        self.scalar_bits() + 1
+    }
+
+    /// Digit windows of width `c`, T = ceil((b + 1) / c).
+    pub const fn windows(self, c: u32) -> u32 {
+        self.digit_bits().div_ceil(c)
+    }
+
+    /// Bits of a scalar (< r < 2^b) that land in the top window of width `c`.
+    pub const fn top_window_bits(self, c: u32) -> u32 {
+        self.scalar_bits().saturating_sub((self.windows(c) - 1) * c)
+    }
+
+    /// Packed words of one coordinate (the same in every layout: 8 for
+    /// BN254, 12 for BLS12-381).
+    pub fn coord_words(self) -> u32 {
+        FieldConstants::for_field(FieldLayout::default(), self.field()).words as u32
+    }
+
+    /// Bytes of one packed coordinate.
+    pub fn coord_bytes(self) -> u64 {
+        4 * self.coord_words() as u64
+    }
+
+    /// Bytes of an XYZZ point (four coordinates).
+    pub fn xyzz_bytes(self) -> u64 {
+        4 * self.coord_bytes()
+    }
+
+    /// Bytes of a WGSL `PointRecord`: x, y and four words.
+    pub fn record_bytes(self) -> u64 {
+        2 * self.coord_bytes() + 16
+    }
+
+    /// GPU bytes of one resident point: x and y planes and its identity flag.
+    pub fn base_bytes(self) -> u64 {
+        2 * self.coord_bytes() + 4
+    }
+}
+
+impl std::fmt::Display for Curve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for ark_bn254::g1::Config {}
+    impl Sealed for ark_bls12_381::g1::Config {}
+}
+
+/// A group the typed API takes, named by arkworks' config of it:
+/// `ark_bn254::g1::Config` or `ark_bls12_381::g1::Config`. Points are
+/// `Affine<C>`, scalars `C::ScalarField`, results `Projective<C>`.
+///
+/// Subgroup membership is the caller's: the pipeline adds whatever points it
+/// is given (the byte decoders refuse points off the curve, not points
+/// outside the prime-order subgroup, which only matters for BLS12-381's
+/// cofactor).
+pub trait GpuCurve:
+    SWCurveConfig<BaseField: PrimeField, ScalarField: PrimeField<BigInt = BigInt<4>>> + sealed::Sealed + Send + Sync
+{
+    /// The runtime curve a context runs.
+    const CURVE: Curve;
+
+    /// The scalars in the form the upload copies as they are.
+    fn scalars(s: &[Self::ScalarField]) -> Scalars<'_>;
+}
+
+impl GpuCurve for ark_bn254::g1::Config {
+    const CURVE: Curve = Curve::Bn254G1;
+
+    fn scalars(s: &[ark_bn254::Fr]) -> Scalars<'_> {
+        Scalars::Fr(s)
+    }
+}
+
+impl GpuCurve for ark_bls12_381::g1::Config {
+    const CURVE: Curve = Curve::Bls12_381G1;
+
+    fn scalars(s: &[ark_bls12_381::Fr]) -> Scalars<'_> {
+        Scalars::Bls12_381Fr(s)
+    }
+}
+
+/// BN254's G1, the default of every generic type here.
+pub type Bn254 = ark_bn254::g1::Config;
+
+/// A point's coordinates, or `None` for the identity.
+pub(crate) fn affine_xy<C: GpuCurve>(p: &Affine<C>) -> Option<(C::BaseField, C::BaseField)> {
+    ark_ec::AffineRepr::xy(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_windows_follow_the_curve() {
+        let (bn, bls) = (Curve::Bn254G1, Curve::Bls12_381G1);
+        assert_eq!((bn.coord_words(), bls.coord_words()), (8, 12));
+        assert_eq!(bn.record_bytes(), 80);
+        assert_eq!(bls.record_bytes(), 112);
+        assert_eq!(bn.base_bytes(), 68);
+        assert_eq!(bls.xyzz_bytes(), 192);
+        // BN254's windows are unchanged: T = ceil(255 / c)
+        for c in 4..=20 {
+            assert_eq!(bn.windows(c), 255u32.div_ceil(c));
+            assert!(bls.windows(c) * c >= 256);
+        }
+        assert_eq!(bls.windows(16), 16);
+        assert_eq!(bls.top_window_bits(16), 15);
+        assert_eq!(bn.top_window_bits(16), 14);
+        for c in Curve::ALL {
+            assert_eq!(Curve::from_name(c.name()), Some(c));
+        }
+    }
+}
