@@ -4,11 +4,11 @@
 
 use std::time::Instant;
 
-use ark_bn254::{Fr, G1Affine};
-use ark_ec::CurveGroup;
+use ark_ec::short_weierstrass::{Affine, Projective};
+use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::UniformRand;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
-use msm_core::{cpu, Bases, GpuContext, MsmConfig, MsmError, Scalars};
+use msm_core::{Bases, GpuContext, GpuCurve, MsmConfig, MsmError, Scalars};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -34,28 +34,28 @@ pub struct BatchReport {
 }
 
 /// Times `k` vectors of `bases.len()` scalars as one batch and as single calls.
-pub fn measure(
+pub fn measure<C: GpuCurve>(
     ctx: &GpuContext,
-    resident: &Bases,
-    bases: &[G1Affine],
+    resident: &Bases<C>,
+    bases: &[Affine<C>],
     k: usize,
     reps: usize,
     seed: u64,
     (single, joint): (&MsmConfig, &MsmConfig),
 ) -> Result<BatchReport, MsmError> {
     let n = bases.len();
-    let vectors: Vec<Vec<Fr>> = (0..k)
+    let vectors: Vec<Vec<C::ScalarField>> = (0..k)
         .into_par_iter()
         .map(|v| {
             let mut rng = StdRng::seed_from_u64(seed ^ (0x5eed << 8) ^ v as u64);
-            (0..n).map(|_| Fr::rand(&mut rng)).collect()
+            (0..n).map(|_| C::ScalarField::rand(&mut rng)).collect()
         })
         .collect();
-    let want: Vec<G1Affine> = vectors
+    let want: Vec<Affine<C>> = vectors
         .iter()
-        .map(|v| cpu::msm_reference(bases, v).into_affine())
+        .map(|v| Projective::<C>::msm(bases, v).expect("equal lengths").into_affine())
         .collect();
-    let views: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::Fr(v)).collect();
+    let views: Vec<Scalars<'_>> = vectors.iter().map(|v| C::scalars(v)).collect();
     let mut correct = true;
     let singles = |correct: &mut bool| -> Result<f64, MsmError> {
         let t = Instant::now();

@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
-use ark_bn254::{Fr, G1Affine};
+use ark_ec::short_weierstrass::Affine;
 use ark_ec::CurveGroup;
-use msm_core::{Bases, GpuContext, MsmConfig, MsmError, MsmRun};
+use msm_core::{BaseSet, Bases, Bn254, GpuContext, GpuCurve, MsmConfig, MsmError, MsmRun};
 
 /// `--table C|auto` of `bench` and `sweep`.
 #[derive(clap::Args)]
@@ -20,7 +20,7 @@ pub struct TableArg {
 
 impl TableArg {
     /// Builds the table where asked: its width and the milliseconds it took.
-    pub fn build(&self, ctx: &GpuContext, bases: &mut Bases) -> Result<Option<(u32, f64)>, MsmError> {
+    pub fn build(&self, ctx: &GpuContext, bases: &mut BaseSet) -> Result<Option<(u32, f64)>, MsmError> {
         let Some(text) = &self.table else {
             return Ok(None);
         };
@@ -38,16 +38,16 @@ impl TableArg {
     }
 }
 
-pub struct Calls<'a> {
+pub struct Calls<'a, C: GpuCurve = Bn254> {
     pub ctx: &'a GpuContext,
-    pub bases: &'a Bases,
-    pub scalars: &'a [Fr],
-    pub expected: G1Affine,
+    pub bases: &'a Bases<C>,
+    pub scalars: &'a [C::ScalarField],
+    pub expected: Affine<C>,
 }
 
-impl Calls<'_> {
+impl<C: GpuCurve> Calls<'_, C> {
     /// One call: wall-clock ms, the run, and whether it equals arkworks.
-    pub fn call(&self, config: &MsmConfig) -> Result<(f64, MsmRun, bool), MsmError> {
+    pub fn call(&self, config: &MsmConfig) -> Result<(f64, MsmRun<C>, bool), MsmError> {
         let t = Instant::now();
         let run = self.ctx.msm_blocking_with(self.bases, self.scalars, config)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -57,7 +57,7 @@ impl Calls<'_> {
 
     /// One call with per-pass timestamps (`None` where the context has no
     /// timestamp queries): the run and whether it equals arkworks.
-    pub fn timed(&self, config: &MsmConfig) -> Result<Option<(MsmRun, bool)>, MsmError> {
+    pub fn timed(&self, config: &MsmConfig) -> Result<Option<(MsmRun<C>, bool)>, MsmError> {
         if !self.ctx.has_timestamps() {
             return Ok(None);
         }

@@ -199,7 +199,11 @@ pub fn adapter_line(ctx: &GpuContext) -> String {
 /// One line describing the field module.
 pub fn field_line(ctx: &GpuContext) -> String {
     let f = ctx.field_options();
-    format!("{} ({:?} code, {} inversion)", f.layout, f.code, f.inversion)
+    let curve = match ctx.curve() {
+        msm_core::Curve::Bn254G1 => String::new(),
+        c => format!("{c} "),
+    };
+    format!("{curve}{} ({:?} code, {} inversion)", f.layout, f.code, f.inversion)
 }
 
 /// One line describing the knobs (those that differ from the defaults).

@@ -5,7 +5,7 @@
 
 use ark_ec::short_weierstrass::{Affine, SWCurveConfig};
 use ark_ff::{BigInt, PrimeField};
-use msm_wgsl::{BaseField, FieldConstants, FieldLayout};
+use msm_wgsl::BaseField;
 
 use crate::msm::Scalars;
 
@@ -67,28 +67,32 @@ impl Curve {
     }
 
     /// Packed words of one coordinate (the same in every layout: 8 for
-    /// BN254, 12 for BLS12-381).
-    pub fn coord_words(self) -> u32 {
-        FieldConstants::for_field(FieldLayout::default(), self.field()).words as u32
+    /// BN254, 12 for BLS12-381; the generator's `FieldConstants::words`, a
+    /// constant here because every MSM call sizes its buffers with it).
+    pub const fn coord_words(self) -> u32 {
+        match self {
+            Curve::Bn254G1 => 8,
+            Curve::Bls12_381G1 => 12,
+        }
     }
 
     /// Bytes of one packed coordinate.
-    pub fn coord_bytes(self) -> u64 {
+    pub const fn coord_bytes(self) -> u64 {
         4 * self.coord_words() as u64
     }
 
     /// Bytes of an XYZZ point (four coordinates).
-    pub fn xyzz_bytes(self) -> u64 {
+    pub const fn xyzz_bytes(self) -> u64 {
         4 * self.coord_bytes()
     }
 
     /// Bytes of a WGSL `PointRecord`: x, y and four words.
-    pub fn record_bytes(self) -> u64 {
+    pub const fn record_bytes(self) -> u64 {
         2 * self.coord_bytes() + 16
     }
 
     /// GPU bytes of one resident point: x and y planes and its identity flag.
-    pub fn base_bytes(self) -> u64 {
+    pub const fn base_bytes(self) -> u64 {
         2 * self.coord_bytes() + 4
     }
 }
@@ -142,6 +146,9 @@ impl GpuCurve for ark_bls12_381::g1::Config {
 /// BN254's G1, the default of every generic type here.
 pub type Bn254 = ark_bn254::g1::Config;
 
+/// BLS12-381's G1.
+pub type Bls12_381 = ark_bls12_381::g1::Config;
+
 /// A point's coordinates, or `None` for the identity.
 pub(crate) fn affine_xy<C: GpuCurve>(p: &Affine<C>) -> Option<(C::BaseField, C::BaseField)> {
     ark_ec::AffineRepr::xy(p)
@@ -153,6 +160,15 @@ mod tests {
 
     #[test]
     fn sizes_and_windows_follow_the_curve() {
+        use msm_wgsl::{FieldConstants, FieldLayout};
+        for c in Curve::ALL {
+            for layout in FieldLayout::ALL {
+                let words = FieldConstants::for_field(layout, c.field()).words;
+                assert_eq!(c.coord_words() as usize, words, "{c} {layout}");
+            }
+            let bits = c.field().scalar_modulus().bits() as u32;
+            assert_eq!(c.scalar_bits(), bits, "{c}");
+        }
         let (bn, bls) = (Curve::Bn254G1, Curve::Bls12_381G1);
         assert_eq!((bn.coord_words(), bls.coord_words()), (8, 12));
         assert_eq!(bn.record_bytes(), 80);

@@ -86,7 +86,7 @@ pub use bases::{table_bytes, BaseSet, Bases};
 pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
 pub use context::{list_adapters, AdapterClass, ContextOptions, GpuContext, LimitsChoice, PipelineCacheDir};
 pub use cpu::bases::{BaseDefect, BaseFormat};
-pub use curve::{Bn254, Curve, GpuCurve};
+pub use curve::{Bls12_381, Bn254, Curve, GpuCurve};
 pub use engine::profile::{ProfileChoice, ProfileSource};
 pub use engine::{Backend, Engine, EngineBases, EngineOptions, Route};
 pub use error::MsmError;

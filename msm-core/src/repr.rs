@@ -4,7 +4,7 @@
 
 use ark_bn254::Fq;
 use ark_ff::{BigInt, Field, PrimeField};
-use msm_wgsl::{BaseField, FieldConstants, FieldLayout};
+use msm_wgsl::{BaseField, FieldLayout};
 
 /// Eight little-endian u32 words of a 256-bit value.
 pub type Words = [u32; 8];
@@ -90,15 +90,17 @@ pub struct FieldCodec<F> {
 }
 
 impl<F: PrimeField> FieldCodec<F> {
-    /// The codec of `field` in `layout`; `F` must be that field.
+    /// The codec of `field` in `layout`; `F` must be that field. Cheap (no
+    /// constants generated): every MSM call makes one to read its results.
     pub fn new(layout: FieldLayout, field: BaseField) -> Self {
-        let c = FieldConstants::for_field(layout, field);
-        assert_eq!(limb_words(F::MODULUS.as_ref()), c.p_words, "F is not {field}'s Fq");
-        let r = F::from(2u64).pow([c.r_bits as u64]);
+        let bits = F::MODULUS_BIT_SIZE;
+        debug_assert_eq!(field.modulus().bits() as u32, bits, "F is not {field}'s Fq");
+        let r_bits = layout.limb_bits() * layout.limbs_for(bits) as u32;
+        let r = F::from(2u64).pow([r_bits as u64]);
         FieldCodec {
             r,
             r_inv: r.inverse().expect("R is invertible mod p"),
-            words: c.words,
+            words: bits.div_ceil(32) as usize,
         }
     }
 
@@ -126,7 +128,15 @@ impl<F: PrimeField> FieldCodec<F> {
     /// Reads the GPU's packed Montgomery form; `None` unless the words are a
     /// reduced residue.
     pub fn decode(&self, w: &[u32]) -> Option<F> {
-        from_canonical_words::<F>(w).map(|m| m * self.r_inv)
+        let mut b = F::BigInt::default();
+        let limbs = b.as_mut();
+        if w.len() > 2 * limbs.len() {
+            return None;
+        }
+        for (limb, pair) in limbs.iter_mut().zip(w.chunks(2)) {
+            *limb = pair[0] as u64 | pair.get(1).map_or(0, |&h| (h as u64) << 32);
+        }
+        F::from_bigint(b).map(|m| m * self.r_inv)
     }
 }
 

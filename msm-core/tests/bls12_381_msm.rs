@@ -13,14 +13,18 @@ use msm_core::{ContextOptions, Curve, FieldLayout, GpuContext, MsmConfig, MsmErr
 
 type Bls = ark_bls12_381::g1::Config;
 
-/// A BLS12-381 context in `layout` (`None`: the adapter's default).
-fn bls_ctx(layout: Option<FieldLayout>) -> GpuContext {
-    GpuContext::new_blocking(&ContextOptions {
-        curve: Curve::Bls12_381G1,
-        field_layout: layout,
-        ..Default::default()
+/// The BLS12-381 context in the adapter's default layout, built once for
+/// the binary (its pipelines compile once: the 381-bit shaders take a
+/// minute or two on lavapipe).
+fn bls_ctx() -> &'static GpuContext {
+    static CTX: std::sync::OnceLock<GpuContext> = std::sync::OnceLock::new();
+    CTX.get_or_init(|| {
+        GpuContext::new_blocking(&ContextOptions {
+            curve: Curve::Bls12_381G1,
+            ..Default::default()
+        })
+        .expect("a BLS12-381 context")
     })
-    .expect("a BLS12-381 context")
 }
 
 fn reference(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
@@ -29,7 +33,7 @@ fn reference(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
 
 #[test]
 fn bls12_381_msms_match_arkworks() {
-    let ctx = bls_ctx(None);
+    let ctx = bls_ctx();
     assert_eq!(ctx.curve(), Curve::Bls12_381G1);
     for (i, n) in [1usize, 2, 3, 100, 1000, 4096].into_iter().enumerate() {
         let (bases, scalars) = inputs_of::<Bls>(n, 40 + i as u64);
@@ -58,7 +62,7 @@ fn bls12_381_msms_match_arkworks() {
 
 #[test]
 fn bls12_381_adversarial_classes_are_exact() {
-    let ctx = bls_ctx(None);
+    let ctx = bls_ctx();
     for (name, bases, scalars) in adversarial_of::<Bls>(200, 5) {
         let b = ctx.upload_bases_blocking(&bases).unwrap();
         let got = ctx.msm_blocking(&b, &scalars).unwrap();
@@ -68,7 +72,7 @@ fn bls12_381_adversarial_classes_are_exact() {
 
 #[test]
 fn bls12_381_batches_tables_and_host_reduce() {
-    let ctx = bls_ctx(None);
+    let ctx = bls_ctx();
     let n = 2048;
     let (bases, scalars) = inputs_of::<Bls>(n, 77);
     let mut b = ctx.upload_bases_blocking(&bases).unwrap();
@@ -109,7 +113,7 @@ fn bls12_381_batches_tables_and_host_reduce() {
 
 #[test]
 fn another_curves_inputs_are_refused() {
-    let ctx = bls_ctx(None);
+    let ctx = bls_ctx();
     let (bn_bases, bn_scalars) = msm_core::sample::inputs(8, 1);
     let wrong = |e: &MsmError| matches!(e, MsmError::WrongCurve { .. });
     assert!(wrong(&ctx.upload_bases_blocking(&bn_bases).unwrap_err()));

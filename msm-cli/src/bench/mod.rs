@@ -5,10 +5,12 @@ mod report;
 
 use std::time::Instant;
 
-use ark_ec::{AffineRepr, CurveGroup};
+use ark_ec::short_weierstrass::{Affine, Projective};
+use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use ark_ff::PrimeField;
 use msm_core::cpu::cost::OpCounts;
 use msm_core::sample::ScalarClass;
-use msm_core::{cpu, MsmError};
+use msm_core::{cpu, Curve, GpuCurve, MsmError};
 use report::{Cold, CompileSummary, Report, Setup, TimedRuns, Warm, WarmRuns};
 
 use crate::calls::Calls;
@@ -55,6 +57,14 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     if args.logn > 26 {
         return Err(MsmError::invalid_config("--logn", format!("{}: at most 26", args.logn)));
     }
+    match args.gpu.curve()? {
+        Curve::Bn254G1 => run_for::<msm_core::Bn254>(args),
+        Curve::Bls12_381G1 => run_for::<msm_core::Bls12_381>(args),
+    }
+}
+
+/// The bench in the group `C` (the context's `--curve`).
+fn run_for<C: GpuCurve>(args: &Args) -> Result<(), MsmError> {
     let ctx = args.gpu.context(args.knobs.overrides.clone())?;
     // the knobs given, each over the adapter's profile for this size
     let config = ctx.config_for(1 << args.logn);
@@ -64,10 +74,10 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         .map_err(|e: String| MsmError::invalid_config("--scalars", e))?;
     let n = 1usize << args.logn;
     let t = Instant::now();
-    let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
+    let (bases, mut scalars) = crate::inputs::generate_of::<C>(n, args.seed, !args.json && args.logn >= 18);
     msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);
     let input_generation_s = t.elapsed().as_secs_f64();
-    let expected = cpu::msm_reference(&bases, &scalars).into_affine();
+    let expected = reference(&bases, &scalars).into_affine();
 
     let t = Instant::now();
     let mut resident = ctx.upload_bases_blocking(&bases)?;
@@ -173,8 +183,17 @@ fn setup(
     }
 }
 
+/// arkworks' MSM in the group `C` (on every core).
+fn reference<C: GpuCurve>(bases: &[Affine<C>], scalars: &[C::ScalarField]) -> Projective<C> {
+    Projective::<C>::msm(bases, scalars).expect("equal lengths")
+}
+
 /// `reps` untimed calls, end to end; whether every one was exact.
-fn warm_calls(calls: &Calls<'_>, config: &msm_core::MsmConfig, reps: usize) -> Result<(WarmRuns, bool), MsmError> {
+fn warm_calls<C: GpuCurve>(
+    calls: &Calls<'_, C>,
+    config: &msm_core::MsmConfig,
+    reps: usize,
+) -> Result<(WarmRuns, bool), MsmError> {
     let (mut runs, mut ok) = (WarmRuns::default(), true);
     for _ in 0..reps {
         let (ms, run, exact) = calls.call(config)?;
@@ -185,7 +204,11 @@ fn warm_calls(calls: &Calls<'_>, config: &msm_core::MsmConfig, reps: usize) -> R
 }
 
 /// `reps` calls with per-pass timestamps (none without timestamp queries).
-fn timed_calls(calls: &Calls<'_>, config: &msm_core::MsmConfig, reps: usize) -> Result<(TimedRuns, bool), MsmError> {
+fn timed_calls<C: GpuCurve>(
+    calls: &Calls<'_, C>,
+    config: &msm_core::MsmConfig,
+    reps: usize,
+) -> Result<(TimedRuns, bool), MsmError> {
     let (mut runs, mut ok) = (TimedRuns::default(), true);
     for _ in 0..reps {
         let Some((run, exact)) = calls.timed(config)? else {
@@ -202,11 +225,11 @@ fn timed_calls(calls: &Calls<'_>, config: &msm_core::MsmConfig, reps: usize) -> 
 }
 
 /// arkworks' MSM on every core, `reps` times (`None` for none).
-fn arkworks_ms(bases: &[ark_bn254::G1Affine], scalars: &[ark_bn254::Fr], reps: usize) -> Option<Summary> {
+fn arkworks_ms<C: GpuCurve>(bases: &[Affine<C>], scalars: &[C::ScalarField], reps: usize) -> Option<Summary> {
     let times: Vec<f64> = (0..reps)
         .map(|_| {
             let t = Instant::now();
-            let _ = std::hint::black_box(cpu::msm_reference(bases, scalars));
+            let _ = std::hint::black_box(reference(bases, scalars));
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
@@ -215,13 +238,16 @@ fn arkworks_ms(bases: &[ark_bn254::G1Affine], scalars: &[ark_bn254::Fr], reps: u
 
 /// The operation counts of this MSM: the CPU twin's histogram of the scalars
 /// under the plan, then the plan's structure.
-fn op_counts(
+fn op_counts<C: GpuCurve>(
     plan: &msm_core::Plan,
     config: &msm_core::MsmConfig,
-    bases: &[ark_bn254::G1Affine],
-    scalars: &[ark_bn254::Fr],
+    bases: &[Affine<C>],
+    scalars: &[C::ScalarField],
 ) -> OpCounts {
-    let words: Vec<_> = scalars.iter().map(cpu::scalar_words).collect();
+    let words: Vec<_> = scalars
+        .iter()
+        .map(|s| msm_core::repr::bigint_to_words(&s.into_bigint()))
+        .collect();
     let identity: Vec<bool> = bases.iter().map(|p| p.is_zero()).collect();
     let counts = cpu::preprocess::bucket_counts(plan, &words, &identity);
     cpu::cost::count(plan, config, &counts)
