@@ -39,6 +39,24 @@ pub const SCALARS: Kind = Kind {
     valid: "a canonical BN254 scalar (below the field modulus, flags clear)",
 };
 
+pub const BLS12_381_BASES: Kind = Kind {
+    what: "bases",
+    valid: "a BLS12-381 G1 point (on the curve, in the subgroup, in arkworks' uncompressed encoding)",
+};
+
+pub const BLS12_381_SCALARS: Kind = Kind {
+    what: "scalars",
+    valid: "a canonical BLS12-381 scalar (below the field modulus)",
+};
+
+/// The kinds of bases and scalars files of `curve`.
+pub fn kinds(curve: msm_core::Curve) -> (&'static Kind, &'static Kind) {
+    match curve {
+        msm_core::Curve::Bn254G1 => (&BASES, &SCALARS),
+        msm_core::Curve::Bls12_381G1 => (&BLS12_381_BASES, &BLS12_381_SCALARS),
+    }
+}
+
 /// Reads a `Vec<T>` written by [`write`], validating every element (points on
 /// the curve and in the subgroup, field elements canonical, each in the one
 /// encoding `write` gives it).

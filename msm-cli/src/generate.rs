@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use msm_core::MsmError;
+use msm_core::{Curve, GpuCurve, MsmError};
 
 use crate::error::CliError;
 use crate::files;
@@ -19,6 +19,9 @@ pub struct Args {
     /// Directory for bases.bin and scalars.bin (created if missing).
     #[arg(long)]
     out: PathBuf,
+    /// Curve group: bn254 or bls12-381 (their G1).
+    #[arg(long, default_value = "bn254")]
+    curve: String,
 }
 
 pub fn run(args: &Args) -> Result<(), CliError> {
@@ -27,17 +30,27 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError::file(&args.out, format!("cannot create the directory: {e}")))?;
+    let curve = Curve::from_name(&args.curve)
+        .ok_or_else(|| MsmError::invalid_config("--curve", format!("{}: expected bn254 or bls12-381", args.curve)))?;
     let n = 1usize << args.logn;
-    let (bases, scalars) = crate::inputs::generate(n, args.seed, args.logn >= 18);
     let bases_path = args.out.join("bases.bin");
     let scalars_path = args.out.join("scalars.bin");
-    files::write(&bases_path, &bases)?;
-    files::write(&scalars_path, &scalars)?;
+    match curve {
+        Curve::Bn254G1 => write_inputs::<msm_core::Bn254>(args, &bases_path, &scalars_path)?,
+        Curve::Bls12_381G1 => write_inputs::<msm_core::Bls12_381>(args, &bases_path, &scalars_path)?,
+    }
     eprintln!(
-        "wrote {n} bases to {} and {n} scalars to {} (seed {})",
+        "wrote {n} {curve} bases to {} and {n} scalars to {} (seed {})",
         bases_path.display(),
         scalars_path.display(),
         args.seed
     );
     Ok(())
+}
+
+/// The seeded inputs of the group `C`, written to the two files.
+fn write_inputs<C: GpuCurve>(args: &Args, bases: &std::path::Path, scalars: &std::path::Path) -> Result<(), CliError> {
+    let (b, s) = crate::inputs::generate_of::<C>(1usize << args.logn, args.seed, args.logn >= 18);
+    files::write(bases, &b)?;
+    files::write(scalars, &s)
 }

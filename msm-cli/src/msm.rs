@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use ark_bn254::{Fr, G1Affine};
-use ark_ec::{AffineRepr, CurveGroup};
-use msm_core::cpu;
+use ark_ec::short_weierstrass::{Affine, Projective};
+use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
+use msm_core::{Curve, GpuCurve};
 
 use crate::error::CliError;
 use crate::files;
@@ -14,10 +14,10 @@ use crate::knobs::{GpuArgs, KnobArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Bases: arkworks uncompressed `Vec<G1Affine>`.
+    /// Bases: arkworks uncompressed `Vec<G1Affine>` of the `--curve`.
     #[arg(long)]
     bases: PathBuf,
-    /// Scalars: arkworks uncompressed `Vec<Fr>`, as many as bases.
+    /// Scalars: arkworks uncompressed `Vec<Fr>` of the `--curve`, at most as many as bases.
     #[arg(long)]
     scalars: PathBuf,
     /// Write the result here as an uncompressed `G1Affine` (default: hex of it on stdout).
@@ -33,9 +33,17 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<(), CliError> {
+    match args.gpu.curve()? {
+        Curve::Bn254G1 => run_for::<msm_core::Bn254>(args),
+        Curve::Bls12_381G1 => run_for::<msm_core::Bls12_381>(args),
+    }
+}
+
+fn run_for<C: GpuCurve>(args: &Args) -> Result<(), CliError> {
     // Files and knobs first: a bad input fails fast, before the device starts.
-    let bases: Vec<G1Affine> = files::read_vec(&args.bases, &files::BASES)?;
-    let scalars: Vec<Fr> = files::read_vec(&args.scalars, &files::SCALARS)?;
+    let (bases_kind, scalars_kind) = files::kinds(C::CURVE);
+    let bases: Vec<Affine<C>> = files::read_vec(&args.bases, bases_kind)?;
+    let scalars: Vec<C::ScalarField> = files::read_vec(&args.scalars, scalars_kind)?;
     if bases.len() < scalars.len() {
         return Err(CliError::LengthMismatch {
             bases_path: args.bases.clone(),
@@ -60,7 +68,9 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     if args.no_check {
         eprintln!("check: skipped (--no-check)");
     } else {
-        let expected = cpu::msm_reference(&bases[..scalars.len()], &scalars).into_affine();
+        let expected = Projective::<C>::msm(&bases[..scalars.len()], &scalars)
+            .expect("equal lengths")
+            .into_affine();
         if result != expected {
             eprintln!("check: WRONG (differs from arkworks)");
             return Err(CliError::Mismatch);

@@ -59,6 +59,38 @@ fn gen_then_msm_equals_arkworks() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The same through BLS12-381's G1 (`--curve` on both commands), and a
+/// BN254 file refused as BLS12-381 points with a message.
+#[test]
+fn bls12_381_gen_then_msm_equals_arkworks() {
+    use ark_bls12_381::{Fr, G1Affine, G1Projective};
+    let dir = temp_dir("bls");
+    let d = dir.to_str().unwrap();
+    let out = cli(&["gen", "--logn", "5", "--seed", "4", "--curve", "bls12-381", "--out", d]);
+    assert!(out.status.success(), "gen: {}", String::from_utf8_lossy(&out.stderr));
+    let (bases, scalars, result) = (dir.join("bases.bin"), dir.join("scalars.bin"), dir.join("result.bin"));
+    let (b, s, r) = (
+        bases.to_str().unwrap(),
+        scalars.to_str().unwrap(),
+        result.to_str().unwrap(),
+    );
+    let out = cli(&["msm", "--curve", "bls12-381", "--bases", b, "--scalars", s, "--out", r]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.contains("check: ok"), "msm: {stderr}");
+    let (pts, sc): (Vec<G1Affine>, Vec<Fr>) = (read(&bases), read(&scalars));
+    assert_eq!(pts.len(), 32);
+    assert_eq!(
+        read::<G1Affine>(&result),
+        G1Projective::msm(&pts, &sc).unwrap().into_affine()
+    );
+    // BLS12-381 files read as BN254's: refused before any GPU work
+    let out = cli(&["msm", "--bases", b, "--scalars", s]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && !stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("bases.bin"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn truncated_scalars_fail_cleanly() {
     let dir = temp_dir("truncated");

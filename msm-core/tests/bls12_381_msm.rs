@@ -131,3 +131,40 @@ fn another_curves_inputs_are_refused() {
     assert!(e.to_string().contains("bls12-381"), "{e}");
     assert!(ctx.msm_blocking(&b, &[]).unwrap().is_zero());
 }
+
+#[test]
+fn the_engine_routes_bls12_381() {
+    use msm_core::{Backend, Engine, EngineOptions};
+    let (bases, scalars) = inputs_of::<Bls>(100, 3);
+    let want = reference(&bases, &scalars);
+    let cpu = Engine::new_blocking(&EngineOptions {
+        backend: Backend::Cpu,
+        ..Default::default()
+    })
+    .unwrap();
+    let b = cpu.upload_bases_blocking(&bases).unwrap();
+    assert_eq!(cpu.msm_blocking(&b, &scalars).unwrap(), want);
+    let gpu = Engine::new_blocking(&EngineOptions {
+        backend: Backend::Gpu,
+        context: ContextOptions {
+            curve: Curve::Bls12_381G1,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let b = gpu.upload_bases_blocking(&bases).unwrap();
+    let got = gpu.msm_batch_blocking(&b, &[&scalars, &scalars[..10]]).unwrap();
+    assert_eq!(got, vec![want, reference(&bases, &scalars[..10])]);
+    // a BN254 engine keeps BLS12-381 points on the host under Auto, and
+    // refuses them under Gpu
+    let bn = Engine::new_blocking(&EngineOptions {
+        backend: Backend::Gpu,
+        ..Default::default()
+    })
+    .unwrap();
+    assert!(matches!(
+        bn.upload_bases_blocking(&bases),
+        Err(MsmError::WrongCurve { .. })
+    ));
+}

@@ -8,11 +8,12 @@
 
 pub mod profile;
 
-use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_ec::short_weierstrass::{Affine, Projective};
+use ark_ec::VariableBaseMSM;
 
 use crate::bases::Bases;
 use crate::context::{ContextOptions, GpuContext};
-use crate::cpu;
+use crate::curve::{Bn254, GpuCurve};
 use crate::error::MsmError;
 
 /// Which hardware computes MSMs (text names "auto", "gpu", "cpu": `knobs`).
@@ -50,15 +51,15 @@ pub struct EngineOptions {
     pub crossover: Option<usize>,
 }
 
-/// A base set as the engine holds it: on the GPU where MSMs may run there,
-/// and on the host where they may run on the CPU.
-pub struct EngineBases {
-    host: Option<Vec<G1Affine>>,
-    gpu: Option<Bases>,
+/// A base set of the group `C` as the engine holds it: on the GPU where
+/// MSMs may run there, and on the host where they may run on the CPU.
+pub struct EngineBases<C: GpuCurve = Bn254> {
+    host: Option<Vec<Affine<C>>>,
+    gpu: Option<Bases<C>>,
     len: usize,
 }
 
-impl EngineBases {
+impl<C: GpuCurve> EngineBases<C> {
     pub fn len(&self) -> usize {
         self.len
     }
@@ -151,10 +152,11 @@ impl Engine {
     }
 
     /// Keeps `points` where this engine's MSMs over them may run. With
-    /// [`Backend::Gpu`] a failed upload (memory, a lost device) is the
-    /// caller's error; with [`Backend::Auto`] the points stay on the host
-    /// (the MSMs over them run on the CPU) and the reason goes to `tracing`.
-    pub async fn upload_bases(&self, points: &[G1Affine]) -> Result<EngineBases, MsmError> {
+    /// [`Backend::Gpu`] a failed upload (memory, a lost device, a context
+    /// of another curve: [`ContextOptions::curve`]) is the caller's error;
+    /// with [`Backend::Auto`] the points stay on the host (the MSMs over
+    /// them run on the CPU) and the reason goes to `tracing`.
+    pub async fn upload_bases<C: GpuCurve>(&self, points: &[Affine<C>]) -> Result<EngineBases<C>, MsmError> {
         use tracing::Instrument;
         let span = tracing::info_span!("msm.upload_bases", n = points.len());
         let gpu = match (&self.gpu, self.route(points.len())) {
@@ -178,7 +180,7 @@ impl Engine {
 
     /// Blocking [`Engine::upload_bases`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn upload_bases_blocking(&self, points: &[G1Affine]) -> Result<EngineBases, MsmError> {
+    pub fn upload_bases_blocking<C: GpuCurve>(&self, points: &[Affine<C>]) -> Result<EngineBases<C>, MsmError> {
         pollster::block_on(self.upload_bases(points))
     }
 
@@ -187,7 +189,7 @@ impl Engine {
     /// 0.70-0.91x the time from 2^16 to 2^22 points on an H200, at
     /// ceil(255 / c) times the bases' GPU memory). Nothing to do for bases
     /// only the CPU holds.
-    pub async fn build_table(&self, bases: &mut EngineBases, c: Option<u32>) -> Result<(), MsmError> {
+    pub async fn build_table<C: GpuCurve>(&self, bases: &mut EngineBases<C>, c: Option<u32>) -> Result<(), MsmError> {
         match (&self.gpu, &mut bases.gpu) {
             (Some(ctx), Some(set)) => ctx.build_table(set, c).await,
             _ => Ok(()),
@@ -196,19 +198,27 @@ impl Engine {
 
     /// Blocking [`Engine::build_table`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn build_table_blocking(&self, bases: &mut EngineBases, c: Option<u32>) -> Result<(), MsmError> {
+    pub fn build_table_blocking<C: GpuCurve>(&self, bases: &mut EngineBases<C>, c: Option<u32>) -> Result<(), MsmError> {
         pollster::block_on(self.build_table(bases, c))
     }
 
     /// The MSM of the first `scalars.len()` bases with `scalars`.
-    pub async fn msm(&self, bases: &EngineBases, scalars: &[Fr]) -> Result<G1Projective, MsmError> {
+    pub async fn msm<C: GpuCurve>(
+        &self,
+        bases: &EngineBases<C>,
+        scalars: &[C::ScalarField],
+    ) -> Result<Projective<C>, MsmError> {
         Ok(self.msm_batch(bases, &[scalars]).await?.remove(0))
     }
 
     /// One MSM per scalar vector over the same bases; the vectors the GPU
     /// takes run as one batch.
-    pub async fn msm_batch(&self, bases: &EngineBases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
-        let mut out = vec![G1Projective::default(); vectors.len()];
+    pub async fn msm_batch<C: GpuCurve>(
+        &self,
+        bases: &EngineBases<C>,
+        vectors: &[&[C::ScalarField]],
+    ) -> Result<Vec<Projective<C>>, MsmError> {
+        let mut out = vec![Projective::<C>::default(); vectors.len()];
         let mut on_gpu = Vec::new();
         for (k, v) in vectors.iter().enumerate() {
             if v.len() > bases.len {
@@ -222,7 +232,7 @@ impl Engine {
                 (_, _, Some(host)) => {
                     let _span = tracing::debug_span!("msm.cpu", n = v.len()).entered();
                     tracing::debug!(n = v.len(), crossover = ?self.crossover, "below the crossover: arkworks on the CPU");
-                    out[k] = cpu::msm_reference(&host[..v.len()], v);
+                    out[k] = Projective::<C>::msm(&host[..v.len()], v).expect("equal lengths");
                 }
                 (_, None, None) => unreachable!("bases are kept on the host or the GPU"),
             }
@@ -232,7 +242,7 @@ impl Engine {
                 self.gpu.as_ref().expect("GPU bases imply a context"),
                 bases.gpu.as_ref().unwrap(),
             );
-            let picked: Vec<&[Fr]> = on_gpu.iter().map(|&k| vectors[k]).collect();
+            let picked: Vec<&[C::ScalarField]> = on_gpu.iter().map(|&k| vectors[k]).collect();
             let results = gpu.msm_batch(resident, &picked).await?;
             for (k, r) in on_gpu.into_iter().zip(results) {
                 out[k] = r;
@@ -243,13 +253,21 @@ impl Engine {
 
     /// Blocking [`Engine::msm`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_blocking(&self, bases: &EngineBases, scalars: &[Fr]) -> Result<G1Projective, MsmError> {
+    pub fn msm_blocking<C: GpuCurve>(
+        &self,
+        bases: &EngineBases<C>,
+        scalars: &[C::ScalarField],
+    ) -> Result<Projective<C>, MsmError> {
         pollster::block_on(self.msm(bases, scalars))
     }
 
     /// Blocking [`Engine::msm_batch`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn msm_batch_blocking(&self, bases: &EngineBases, vectors: &[&[Fr]]) -> Result<Vec<G1Projective>, MsmError> {
+    pub fn msm_batch_blocking<C: GpuCurve>(
+        &self,
+        bases: &EngineBases<C>,
+        vectors: &[&[C::ScalarField]],
+    ) -> Result<Vec<Projective<C>>, MsmError> {
         pollster::block_on(self.msm_batch(bases, vectors))
     }
 }
@@ -268,8 +286,8 @@ mod tests {
             backend: Backend::Cpu,
             ..Default::default()
         }) {
-            send(e.upload_bases(&[]));
-            let b = e.upload_bases_blocking(&[]).unwrap();
+            send(e.upload_bases::<Bn254>(&[]));
+            let b = e.upload_bases_blocking::<Bn254>(&[]).unwrap();
             send(e.msm(&b, &[]));
         }
     }

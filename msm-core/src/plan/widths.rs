@@ -61,8 +61,11 @@ pub fn auto_window_bits_of(n: usize, curve: Curve) -> u32 {
 pub fn auto_window_bits_for(n: usize, int64: bool, curve: Curve) -> u32 {
     let c = auto_window_bits_of(n, curve);
     let log = usize::BITS - n.max(1).leading_zeros() - 1;
+    // the wider window, where its top window is not thin (BN254's 15; for
+    // BLS12-381, whose 15 leaves 0 bits there, 16)
+    let wide = (15..=16).find(|&w| curve.top_window_bits(w) >= 4).unwrap_or(c);
     if !int64 && (16..=17).contains(&log) {
-        15
+        wide
     } else {
         c
     }
@@ -102,6 +105,8 @@ mod tests {
                 _ => c,
             };
             assert_eq!(c, want, "BLS12-381 2^{log}");
+            let portable = auto_window_bits_for(n, false, bls);
+            assert!(portable == 4 || bls.top_window_bits(portable) >= 4, "log {log}: c = {portable}");
         }
     }
 }
