@@ -1,10 +1,11 @@
-//! BN254 multi-scalar multiplication on wgpu.
+//! BN254 and BLS12-381 (G1) multi-scalar multiplication on wgpu.
 //!
 //! The whole surface a prover uses:
 //!
 //! | | |
 //! | --- | --- |
 //! | [`Engine`], [`EngineOptions`], [`EngineBases`], [`Backend`], [`Route`] | MSMs routed between arkworks on the CPU and the GPU |
+//! | [`Curve`], [`GpuCurve`], [`Bn254`], [`Bls12_381`] | the curve group a context runs (BN254's G1 unless [`ContextOptions::curve`] says otherwise), named by arkworks' configs in the typed API |
 //! | [`GpuContext`], [`ContextOptions`], [`LimitsChoice`], [`PipelineCacheDir`], [`ProfileChoice`], [`ProfileSource`], [`AdapterClass`], [`FieldOptions`], [`list_adapters`] | one adapter's device, shaders and caches |
 //! | [`Bases`], [`HostBytes`], [`BaseFormat`], [`BaseDefect`] | resident bases, uploaded once (from points or bytes) |
 //! | [`Scalars`], [`MsmRun`], [`MsmBatchRun`], [`MsmTimings`] | inputs and results |
@@ -82,7 +83,7 @@ pub mod headless;
 #[cfg(any(feature = "diagnostics", test))]
 pub mod sample;
 
-pub use bases::{table_bytes, BaseSet, Bases};
+pub use bases::{table_bytes, Bases};
 pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
 pub use context::{list_adapters, AdapterClass, ContextOptions, GpuContext, LimitsChoice, PipelineCacheDir};
 pub use cpu::bases::{BaseDefect, BaseFormat};
@@ -97,7 +98,7 @@ pub use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion};
 
 #[cfg(feature = "diagnostics")]
 pub use {
-    bases::{auto_table_bits, base_part_points, table_part_points, table_windows, BASE_BYTES, MAX_TABLE_BITS},
+    bases::{auto_table_bits, base_part_points, table_part_points, table_windows, BaseSet, BASE_BYTES, MAX_TABLE_BITS},
     context::{
         default_field_code, default_inversion, default_layout, is_swiftshader, msm_memory_on, CompileRecord,
         CreatedObjects, LiveMemory, MsmMemory,

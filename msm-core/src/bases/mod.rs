@@ -33,8 +33,9 @@ pub fn base_part_points(coord_bytes: u64, binding: u64, buffer: u64) -> usize {
     1usize << (63 - points.leading_zeros())
 }
 
-/// Resident bases of the group `C`: a [`BaseSet`] typed by its curve, so an
-/// MSM over them takes `C`'s scalars and returns `C`'s points.
+/// Resident bases of the group `C`: a base set (`len`, `parts`, `curve`,
+/// `table_bits`, `drop_table`) typed by its curve, so an MSM over them takes
+/// `C`'s scalars and returns `C`'s points.
 pub struct Bases<C: GpuCurve = Bn254> {
     set: BaseSet,
     _curve: PhantomData<fn() -> C>,
@@ -108,7 +109,7 @@ impl BaseSet {
     }
 
     /// GPU bytes of a set of `n` BN254 points (an empty set still binds one
-    /// word per buffer); [`BaseSet::bytes_of`] for any curve.
+    /// word per buffer); `bytes_of` for any curve.
     pub fn bytes_for(n: usize) -> u64 {
         Self::bytes_of(n, Curve::Bn254G1)
     }
