@@ -1,19 +1,24 @@
 //! Criterion: the GPU MSM (bases resident, `msm_blocking`: scalars uploaded,
-//! passes run, result on the host) beside arkworks' CPU MSM, per size.
+//! passes run, result on the host) beside arkworks' CPU MSM, per size, for
+//! BN254's G1 (group `msm`) and BLS12-381's (group `msm-bls12-381`).
 //! Sizes: `MSM_BENCH_LOGN="10,12,16"` (default 2^8, 2^10, 2^12).
 
-use ark_ec::CurveGroup;
+use ark_ec::short_weierstrass::Projective;
+use ark_ec::{CurveGroup, VariableBaseMSM};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use msm_benches::{bench_logn, context, inputs, SEED};
-use msm_core::cpu;
+use msm_benches::{bench_logn, context_for, SEED};
+use msm_core::{Bls12_381, Bn254, GpuCurve};
 
-fn msm(c: &mut Criterion) {
+/// The group `name`: every size on the GPU (where the default plan is
+/// valid) and with arkworks.
+fn msm_of<C: GpuCurve>(c: &mut Criterion, name: &str) {
     let sizes = bench_logn();
     let max = 1usize << sizes.iter().max().expect("at least one size");
     // One input set at the largest size, sliced: every size sees a prefix of the same data.
-    let (bases, scalars) = inputs(max, SEED);
-    let ctx = context();
-    let mut group = c.benchmark_group("msm");
+    let (bases, scalars) = msm_core::sample::inputs_of::<C>(max, SEED);
+    let reference = |n: usize| Projective::<C>::msm(&bases[..n], &scalars[..n]).expect("equal lengths");
+    let ctx = context_for(C::CURVE);
+    let mut group = c.benchmark_group(name);
     for &logn in &sizes {
         let n = 1usize << logn;
         let (b, s) = (&bases[..n], &scalars[..n]);
@@ -21,7 +26,7 @@ fn msm(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         if let Some(ctx) = &ctx {
             match ctx.plan(n, &ctx.config()) {
-                Err(e) => eprintln!("msm/gpu/{size}: skipped, the default plan is invalid here: {e}"),
+                Err(e) => eprintln!("{name}/gpu/{size}: skipped, the default plan is invalid here: {e}"),
                 Ok(_) => {
                     let resident = ctx.upload_bases_blocking(b).unwrap();
                     // Untimed first call: compiles the pipelines, allocates scratch, and
@@ -29,7 +34,7 @@ fn msm(c: &mut Criterion) {
                     let got = ctx.msm_blocking(&resident, s).expect("GPU MSM");
                     assert_eq!(
                         got.into_affine(),
-                        cpu::msm_reference(b, s).into_affine(),
+                        reference(n).into_affine(),
                         "GPU MSM differs from arkworks at {size}"
                     );
                     group.bench_with_input(BenchmarkId::new("gpu", &size), &n, |bench, _| {
@@ -39,10 +44,15 @@ fn msm(c: &mut Criterion) {
             }
         }
         group.bench_with_input(BenchmarkId::new("arkworks", &size), &n, |bench, _| {
-            bench.iter(|| cpu::msm_reference(b, s))
+            bench.iter(|| reference(n))
         });
     }
     group.finish();
+}
+
+fn msm(c: &mut Criterion) {
+    msm_of::<Bn254>(c, "msm");
+    msm_of::<Bls12_381>(c, "msm-bls12-381");
 }
 
 criterion_group!(benches, msm);

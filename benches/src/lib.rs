@@ -50,11 +50,20 @@ pub fn bench_logn() -> Vec<u32> {
 /// `None` (with the reason on stderr) where there is no adapter, so that the
 /// CPU benches still run.
 pub fn context() -> Option<GpuContext> {
-    match GpuContext::new_blocking(&ContextOptions::default()) {
+    context_for(msm_core::Curve::Bn254G1)
+}
+
+/// [`context`] for the curve group `curve`.
+pub fn context_for(curve: msm_core::Curve) -> Option<GpuContext> {
+    let opts = ContextOptions {
+        curve,
+        ..Default::default()
+    };
+    match GpuContext::new_blocking(&opts) {
         Ok(ctx) => {
             let info = ctx.adapter_info();
             eprintln!(
-                "GPU benches on `{}` ({:?}), field layout {}{}",
+                "GPU benches ({curve}) on `{}` ({:?}), field layout {}{}",
                 info.name,
                 info.backend,
                 ctx.field_layout(),

@@ -1,5 +1,6 @@
-//! The Groth16 example's GPU prover on a small circuit: its proofs must equal
-//! ark-groth16's bit for bit for the same randomness, and verify.
+//! The Groth16 example's GPU prover on a small circuit, over BN254 and
+//! BLS12-381: its proofs must equal ark-groth16's bit for bit for the same
+//! randomness, and verify.
 
 #[path = "../examples/groth16/circuit.rs"]
 mod circuit;
@@ -8,45 +9,63 @@ mod circuit;
 #[path = "../examples/groth16/prover.rs"]
 mod prover;
 
-use ark_bn254::{Bn254, Fr};
+use ark_ec::pairing::Pairing;
 use ark_ec::AffineRepr;
 use ark_ff::{UniformRand, Zero};
 use ark_groth16::{prepare_verifying_key, Groth16, Proof};
 use ark_serialize::CanonicalSerialize;
-use msm_core::{ContextOptions, GpuContext};
+use msm_core::{ContextOptions, GpuContext, GpuCurve};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
 use circuit::Chain;
-use prover::GpuProvingKey;
+use prover::{GpuPairing, GpuProvingKey};
 
-fn bytes(proof: &Proof<Bn254>) -> Vec<u8> {
+fn bytes<E: Pairing>(proof: &Proof<E>) -> Vec<u8> {
     let mut out = Vec::new();
     proof.serialize_uncompressed(&mut out).unwrap();
     out
 }
 
-#[test]
-fn gpu_prover_equals_ark_groth16() {
-    let circuit = Chain::new(1 << 10, 7);
+fn gpu_prover_equals_ark_groth16<E: GpuPairing<G>, G: GpuCurve>(constraints: usize) {
+    let circuit = Chain::<E::ScalarField>::new(constraints, 7);
     let output = circuit.output();
     let mut rng = ChaCha20Rng::seed_from_u64(8);
-    let pk = Groth16::<Bn254>::generate_random_parameters_with_reduction(circuit.clone(), &mut rng).unwrap();
+    let pk = Groth16::<E>::generate_random_parameters_with_reduction(circuit.clone(), &mut rng).unwrap();
     let pvk = prepare_verifying_key(&pk.vk);
     // The queries hold identity points (variables absent from A or B): the
     // MSMs must take them as they come.
     assert!(pk.a_query.iter().chain(&pk.b_g1_query).any(|p| p.is_zero()));
 
-    let ctx = GpuContext::new_blocking(&ContextOptions::default()).expect("no GPU context");
-    let gpu_pk = GpuProvingKey::new(&ctx, &pk).expect("upload");
+    let ctx = GpuContext::new_blocking(&ContextOptions {
+        curve: G::CURVE,
+        ..Default::default()
+    })
+    .expect("no GPU context");
+    let gpu_pk = GpuProvingKey::<E, G>::new(&ctx, &pk).expect("upload");
     // Random r and s, then r = s = 0 (no zero knowledge: A, B, C without
     // the delta terms).
-    let randomness = [(Fr::rand(&mut rng), Fr::rand(&mut rng)), (Fr::zero(), Fr::zero())];
+    let zero = E::ScalarField::zero();
+    let randomness = [
+        (E::ScalarField::rand(&mut rng), E::ScalarField::rand(&mut rng)),
+        (zero, zero),
+    ];
     for (r, s) in randomness {
-        let expected = Groth16::<Bn254>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
+        let expected = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
         let (proof, _) = gpu_pk.prove(&ctx, circuit.clone(), r, s).unwrap();
-        assert_eq!(bytes(&proof), bytes(&expected), "r = {r}, s = {s}");
-        assert!(Groth16::<Bn254>::verify_proof(&pvk, &proof, &[output]).unwrap());
-        assert!(!Groth16::<Bn254>::verify_proof(&pvk, &proof, &[output + Fr::from(1u64)]).unwrap());
+        assert_eq!(bytes(&proof), bytes(&expected), "{}: r = {r}, s = {s}", G::CURVE);
+        assert!(Groth16::<E>::verify_proof(&pvk, &proof, &[output]).unwrap());
+        let wrong = output + E::ScalarField::from(1u64);
+        assert!(!Groth16::<E>::verify_proof(&pvk, &proof, &[wrong]).unwrap());
     }
+}
+
+#[test]
+fn bn254_gpu_prover_equals_ark_groth16() {
+    gpu_prover_equals_ark_groth16::<ark_bn254::Bn254, msm_core::Bn254>(1 << 10);
+}
+
+#[test]
+fn bls12_381_gpu_prover_equals_ark_groth16() {
+    gpu_prover_equals_ark_groth16::<ark_bls12_381::Bls12_381, msm_core::Bls12_381>(1 << 8);
 }

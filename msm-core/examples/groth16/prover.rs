@@ -1,5 +1,6 @@
-//! A Groth16 prover over BN254 whose G1 multi-scalar multiplications run on
-//! the GPU: the library's client as a real prover uses it.
+//! A Groth16 prover over BN254 or BLS12-381 whose G1 multi-scalar
+//! multiplications run on the GPU: the library's client as a real prover
+//! uses it.
 //!
 //! The witness reduction is ark-groth16's (`LibsnarkReduction`), so given the
 //! same randomness r and s the proof must equal ark-groth16's bit for bit.
@@ -9,13 +10,28 @@
 use std::error::Error;
 use std::time::Instant;
 
-use ark_bn254::{Bn254, Fr, G1Projective, G2Projective};
+use ark_ec::pairing::Pairing;
+use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ff::PrimeField;
 use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_groth16::{Proof, ProvingKey};
 use ark_poly::GeneralEvaluationDomain;
 use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, SynthesisError, SynthesisMode};
-use msm_core::{Bases, GpuContext, MsmError};
+use msm_core::{Bases, GpuContext, GpuCurve, MsmError};
+
+/// A pairing whose G1 the GPU runs: `G` is its G1 config
+/// (`ark_bn254::Bn254` with `msm_core::Bn254`, `ark_bls12_381::Bls12_381`
+/// with `msm_core::Bls12_381`).
+pub trait GpuPairing<G: GpuCurve>:
+    Pairing<G1 = Projective<G>, G1Affine = Affine<G>, ScalarField = <G as ark_ec::CurveConfig>::ScalarField>
+{
+}
+
+impl<E, G: GpuCurve> GpuPairing<G> for E where
+    E: Pairing<G1 = Projective<G>, G1Affine = Affine<G>, ScalarField = <G as ark_ec::CurveConfig>::ScalarField>
+{
+}
 
 /// Where one proof's time went (wall clock, ms).
 #[derive(Clone, Copy, Debug, Default)]
@@ -31,17 +47,17 @@ pub struct ProofTimes {
 }
 
 /// A proving key with its G1 queries uploaded once.
-pub struct GpuProvingKey<'a> {
-    pk: &'a ProvingKey<Bn254>,
-    a: Bases,
-    b_g1: Bases,
-    h: Bases,
-    l: Bases,
+pub struct GpuProvingKey<'a, E: GpuPairing<G>, G: GpuCurve> {
+    pk: &'a ProvingKey<E>,
+    a: Bases<G>,
+    b_g1: Bases<G>,
+    h: Bases<G>,
+    l: Bases<G>,
 }
 
-impl<'a> GpuProvingKey<'a> {
+impl<'a, E: GpuPairing<G>, G: GpuCurve> GpuProvingKey<'a, E, G> {
     /// Uploads `pk`'s A, B (G1), H and L queries.
-    pub fn new(ctx: &GpuContext, pk: &'a ProvingKey<Bn254>) -> Result<Self, MsmError> {
+    pub fn new(ctx: &GpuContext, pk: &'a ProvingKey<E>) -> Result<Self, MsmError> {
         Ok(GpuProvingKey {
             pk,
             a: ctx.upload_bases_blocking(&pk.a_query)?,
@@ -53,13 +69,13 @@ impl<'a> GpuProvingKey<'a> {
 
     /// Proves `circuit` with randomness `r` and `s` (ark-groth16 draws them
     /// from its RNG; here they are given so the two provers can be compared).
-    pub fn prove<C: ConstraintSynthesizer<Fr>>(
+    pub fn prove<C: ConstraintSynthesizer<E::ScalarField>>(
         &self,
         ctx: &GpuContext,
         circuit: C,
-        r: Fr,
-        s: Fr,
-    ) -> Result<(Proof<Bn254>, ProofTimes), Box<dyn Error>> {
+        r: E::ScalarField,
+        s: E::ScalarField,
+    ) -> Result<(Proof<E>, ProofTimes), Box<dyn Error>> {
         let start = Instant::now();
         let Witness {
             h,
@@ -73,7 +89,7 @@ impl<'a> GpuProvingKey<'a> {
             // B in G2 over the whole assignment (its first entry is the constant 1).
             let g2 = scope.spawn(|| {
                 let t = Instant::now();
-                let b = G2Projective::msm(&pk.b_g2_query, &assignment).map_err(|n| format!("B2 query length {n}"));
+                let b = E::G2::msm(&pk.b_g2_query, &assignment).map_err(|n| format!("B2 query length {n}"));
                 (b, ms(t))
             });
             let t = Instant::now();
@@ -97,7 +113,7 @@ impl<'a> GpuProvingKey<'a> {
         let a = a_acc + pk.vk.alpha_g1 + delta * r;
         let b_g1 = b_acc + pk.beta_g1 + delta * s;
         let b_g2 = b2_acc + pk.vk.beta_g2 + pk.vk.delta_g2 * s;
-        let c: G1Projective = a * s + b_g1 * r - delta * (r * s) + h_acc + l_acc;
+        let c: E::G1 = a * s + b_g1 * r - delta * (r * s) + h_acc + l_acc;
         let proof = Proof {
             a: a.into_affine(),
             b: b_g2.into_affine(),
@@ -114,17 +130,17 @@ impl<'a> GpuProvingKey<'a> {
 }
 
 /// What the MSMs take from the circuit.
-struct Witness {
+struct Witness<F> {
     /// The coefficients of h, from ark-groth16's reduction.
-    h: Vec<Fr>,
+    h: Vec<F>,
     /// 1, the public inputs, the private witnesses.
-    assignment: Vec<Fr>,
+    assignment: Vec<F>,
     /// Instance variables, the constant 1 included.
     num_inputs: usize,
 }
 
 /// Synthesises `circuit` and reduces its witness as ark-groth16's prover does.
-fn witness<C: ConstraintSynthesizer<Fr>>(circuit: C) -> Result<Witness, Box<dyn Error>> {
+fn witness<F: PrimeField, C: ConstraintSynthesizer<F>>(circuit: C) -> Result<Witness<F>, Box<dyn Error>> {
     let cs = ConstraintSystem::new_ref();
     cs.set_optimization_goal(OptimizationGoal::Constraints);
     cs.set_mode(SynthesisMode::Prove {
@@ -136,7 +152,7 @@ fn witness<C: ConstraintSynthesizer<Fr>>(circuit: C) -> Result<Witness, Box<dyn 
     // No `is_satisfied` here: ark-groth16 checks it in debug builds only, and
     // it costs as much as the rest of the reduction; an unsatisfied witness
     // gives a proof that does not verify.
-    let h = LibsnarkReduction::witness_map::<Fr, GeneralEvaluationDomain<Fr>>(cs.clone())?;
+    let h = LibsnarkReduction::witness_map::<F, GeneralEvaluationDomain<F>>(cs.clone())?;
     let num_inputs = cs.num_instance_variables();
     let inner = cs.borrow().ok_or(SynthesisError::MissingCS)?;
     let assignment = [inner.instance_assignment()?, inner.witness_assignment()?].concat();
