@@ -170,6 +170,14 @@ mod tests {
             assert_eq!(c.scalar_bits(), bits, "{c}");
         }
         let (bn, bls) = (Curve::Bn254G1, Curve::Bls12_381G1);
+        // the loop budget's inversion bound: BN254's unchanged, BLS12-381's larger
+        for inv in msm_wgsl::Inversion::ALL {
+            assert_eq!(inv.max_loop_iterations_in(bn.field()), inv.max_loop_iterations());
+            assert!(
+                inv.max_loop_iterations_in(bls.field()) * 10 >= 14 * inv.max_loop_iterations(),
+                "{inv}"
+            );
+        }
         assert_eq!((bn.coord_words(), bls.coord_words()), (8, 12));
         assert_eq!(bn.record_bytes(), 80);
         assert_eq!(bls.record_bytes(), 112);

@@ -59,9 +59,8 @@ impl Inversion {
         }
     }
 
-    /// [`Inversion::max_loop_iterations`] in `field`: Fermat's windows and the
-    /// binary GCD's steps grow with the modulus' bits (BN254's bound scaled,
-    /// plus slack), bingcd by its rounds.
+    /// The bound in `field`: BN254's scaled by the modulus' bits (plus
+    /// slack), bingcd's by its rounds.
     pub fn max_loop_iterations_in(self, field: crate::BaseField) -> u32 {
         let bits = field.modulus().bits() as u32;
         match self {
