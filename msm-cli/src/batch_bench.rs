@@ -55,7 +55,7 @@ pub fn measure<C: GpuCurve>(
         .iter()
         .map(|v| Projective::<C>::msm(bases, v).expect("equal lengths").into_affine())
         .collect();
-    let views: Vec<Scalars<'_>> = vectors.iter().map(|v| C::scalars(v)).collect();
+    let views: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::of::<C>(v)).collect();
     let mut correct = true;
     let singles = |correct: &mut bool| -> Result<f64, MsmError> {
         let t = Instant::now();

@@ -7,8 +7,6 @@ use ark_ec::short_weierstrass::{Affine, SWCurveConfig};
 use ark_ff::{BigInt, PrimeField};
 use msm_wgsl::BaseField;
 
-use crate::msm::Scalars;
-
 /// A curve group the GPU pipeline runs (G1 of each curve).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Curve {
@@ -123,23 +121,32 @@ pub trait GpuCurve:
     /// The runtime curve a context runs.
     const CURVE: Curve;
 
-    /// The scalars in the form the upload copies as they are.
-    fn scalars(s: &[Self::ScalarField]) -> Scalars<'_>;
+    /// The scalars as the one slice type of their field (the upload copies
+    /// their Montgomery limbs as they are; `Scalars::from` takes it).
+    #[doc(hidden)]
+    fn fr_slice(s: &[Self::ScalarField]) -> FrSlice<'_>;
+}
+
+/// Field elements of one of the curves' scalar fields.
+#[derive(Clone, Copy, Debug)]
+pub enum FrSlice<'a> {
+    Bn254(&'a [ark_bn254::Fr]),
+    Bls12_381(&'a [ark_bls12_381::Fr]),
 }
 
 impl GpuCurve for ark_bn254::g1::Config {
     const CURVE: Curve = Curve::Bn254G1;
 
-    fn scalars(s: &[ark_bn254::Fr]) -> Scalars<'_> {
-        Scalars::Fr(s)
+    fn fr_slice(s: &[ark_bn254::Fr]) -> FrSlice<'_> {
+        FrSlice::Bn254(s)
     }
 }
 
 impl GpuCurve for ark_bls12_381::g1::Config {
     const CURVE: Curve = Curve::Bls12_381G1;
 
-    fn scalars(s: &[ark_bls12_381::Fr]) -> Scalars<'_> {
-        Scalars::Bls12_381Fr(s)
+    fn fr_slice(s: &[ark_bls12_381::Fr]) -> FrSlice<'_> {
+        FrSlice::Bls12_381(s)
     }
 }
 

@@ -47,7 +47,7 @@ impl GpuContext {
         bases: &Bases<C>,
         vectors: &[&[C::ScalarField]],
     ) -> Result<Vec<Projective<C>>, MsmError> {
-        let vectors: Vec<Scalars<'_>> = vectors.iter().map(|v| C::scalars(v)).collect();
+        let vectors: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::of::<C>(v)).collect();
         let lens: Vec<usize> = vectors.iter().map(Scalars::len).collect();
         let config = self.config_for_batch(&lens);
         Ok(self.msm_batch_with(bases, &vectors, &config).await?.results)

@@ -112,6 +112,22 @@ pub enum Scalars<'a> {
     Bytes(HostBytes<'a>),
 }
 
+impl<'a> From<crate::curve::FrSlice<'a>> for Scalars<'a> {
+    fn from(s: crate::curve::FrSlice<'a>) -> Self {
+        match s {
+            crate::curve::FrSlice::Bn254(s) => Scalars::Fr(s),
+            crate::curve::FrSlice::Bls12_381(s) => Scalars::Bls12_381Fr(s),
+        }
+    }
+}
+
+impl<'a> Scalars<'a> {
+    /// The field elements of the group `C`'s scalar field.
+    pub fn of<C: GpuCurve>(s: &'a [C::ScalarField]) -> Self {
+        C::fr_slice(s).into()
+    }
+}
+
 impl<'a> From<&'a [ark_bn254::Fr]> for Scalars<'a> {
     fn from(s: &'a [ark_bn254::Fr]) -> Self {
         Scalars::Fr(s)
@@ -192,7 +208,7 @@ impl GpuContext {
         scalars: &[C::ScalarField],
         config: &MsmConfig,
     ) -> Result<MsmRun<C>, MsmError> {
-        self.msm_scalars_with(bases, C::scalars(scalars), config).await
+        self.msm_scalars_with(bases, Scalars::of::<C>(scalars), config).await
     }
 
     /// [`GpuContext::msm_with`] for scalars in any form.
