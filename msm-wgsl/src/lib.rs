@@ -1,4 +1,4 @@
-//! WGSL shaders of the BN254 MSM.
+//! WGSL shaders of the BN254 and BLS12-381 MSM.
 //!
 //! - [`layout`]: the limb layouts of Fq and the constants derived from ark-ff's modulus;
 //! - [`fieldgen`]: generates the unrolled `field` module for a layout;

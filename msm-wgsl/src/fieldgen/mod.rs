@@ -12,6 +12,7 @@ use num_bigint::BigUint;
 
 use crate::layout::{packed_words, BaseField, FieldConstants, FieldLayout};
 
+mod bingcd;
 mod inverse;
 mod mul;
 mod scalar;
