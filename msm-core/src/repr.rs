@@ -140,6 +140,17 @@ impl<F: PrimeField> FieldCodec<F> {
     }
 }
 
+impl From<&FieldRepr> for FieldCodec<Fq> {
+    /// BN254's codec of the same layout.
+    fn from(repr: &FieldRepr) -> Self {
+        FieldCodec {
+            r: repr.r,
+            r_inv: repr.r_inv,
+            words: 8,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +170,9 @@ mod tests {
             let codec = FieldCodec::<Fq>::new(layout, BaseField::Bn254);
             let a = Fq::rand(&mut rng);
             assert_eq!(codec.encode(a), repr.to_gpu(&a).to_vec());
+            let from_repr = FieldCodec::from(&repr);
+            assert_eq!(from_repr.decode(&codec.encode(a)), Some(a));
+            assert_eq!(from_repr.encode(a), codec.encode(a));
         }
         for layout in FieldLayout::ALL {
             let codec = FieldCodec::<ark_bls12_381::Fq>::new(layout, BaseField::Bls12_381);

@@ -2,7 +2,7 @@
 //! sums and timestamps at a fixed stride, one map for the whole MSM), the
 //! host reduce, and decoding GPU points.
 
-use ark_bn254::{Fq, G1Affine, G1Projective};
+use ark_bn254::G1Affine;
 use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::CurveGroup;
 use ark_ff::{Field, Zero};
@@ -15,7 +15,7 @@ use crate::error::MsmError;
 use crate::curve::GpuCurve;
 use crate::layout::{PointRecord, VALID_XYZZ};
 use crate::plan::Plan;
-use crate::repr::{FieldCodec, FieldRepr, Words};
+use crate::repr::{FieldCodec, FieldRepr};
 
 /// Bytes of a job's timestamps in a results buffer.
 pub(crate) const TIMESTAMP_BYTES: u64 = MAX_TIMESTAMPS as u64 * 8;
@@ -190,13 +190,8 @@ fn record_words_point<C: GpuCurve>(
 /// A bucket's sum from its record, following `VALID_XYZZ` records into
 /// walker_combine's split sums (32 words each).
 pub fn bucket_point(repr: &FieldRepr, r: &PointRecord, split_sums: &[u32]) -> Result<Option<G1Affine>, MsmError> {
-    if r.valid != VALID_XYZZ {
-        return record_point(repr, r);
-    }
-    let at = r.through as usize * 32;
-    let w = split_sums.get(at..at + 32).ok_or(MsmError::CorruptResult)?;
-    let p = bn254_xyzz(repr, w)?;
-    Ok((!p.is_zero()).then(|| p.into_affine()))
+    let words: &[u32] = bytemuck::cast_slice(std::slice::from_ref(r));
+    record_words_point::<crate::curve::Bn254>(&FieldCodec::from(repr), words, split_sums)
 }
 
 /// A GPU point record as an affine point (`None` when it holds the identity).
@@ -207,18 +202,4 @@ pub fn record_point(repr: &FieldRepr, r: &PointRecord) -> Result<Option<G1Affine
     let x = repr.from_gpu(&r.x).ok_or(MsmError::CorruptResult)?;
     let y = repr.from_gpu(&r.y).ok_or(MsmError::CorruptResult)?;
     Ok(Some(G1Affine::new_unchecked(x, y)))
-}
-
-/// A BN254 XYZZ point through the BN254 codec (the diagnostics' records).
-fn bn254_xyzz(repr: &FieldRepr, w: &[u32]) -> Result<G1Projective, MsmError> {
-    let c: Vec<Fq> = w[..32]
-        .chunks_exact(8)
-        .map(|x| repr.from_gpu(&<Words>::try_from(x).unwrap()).ok_or(MsmError::CorruptResult))
-        .collect::<Result<_, _>>()?;
-    let (u, v) = (c[2], c[3]);
-    if u.is_zero() {
-        return Ok(G1Projective::zero());
-    }
-    let v2 = v.square();
-    Ok(G1Projective::new_unchecked(c[0] * u * v2, c[1] * u.square() * u * v2, u * v))
 }
