@@ -21,7 +21,7 @@ use crate::repr::FieldCodec;
 
 /// GPU bytes of one resident BN254 point: x and y planes and its identity
 /// flag ([`Curve::base_bytes`] for any curve).
-pub const BASE_BYTES: u64 = 68;
+pub const BASE_BYTES: u64 = Curve::Bn254G1.base_bytes();
 
 /// The most points one base part holds when a coordinate plane of
 /// `coord_bytes` a point may take `binding` bytes in one binding and `buffer`
