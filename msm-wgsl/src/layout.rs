@@ -54,6 +54,34 @@ impl std::fmt::Display for BaseField {
     }
 }
 
+/// The field a group's point coordinates live in: Fq for G1, Fq2 =
+/// Fq[u]/(u^2 + 1) for G2 (the quadratic extension of both BN254 and
+/// BLS12-381, whose non-residue is -1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Coords {
+    #[default]
+    Fq,
+    Fq2,
+}
+
+impl Coords {
+    /// Fq elements per coordinate.
+    pub const fn degree(self) -> usize {
+        match self {
+            Coords::Fq => 1,
+            Coords::Fq2 => 2,
+        }
+    }
+
+    /// The group whose coordinates these are ("g1" or "g2").
+    pub const fn group(self) -> &'static str {
+        match self {
+            Coords::Fq => "g1",
+            Coords::Fq2 => "g2",
+        }
+    }
+}
+
 /// How Fq is split into limbs inside a shader.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FieldLayout {

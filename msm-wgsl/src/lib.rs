@@ -11,6 +11,6 @@ pub mod preprocess;
 pub mod registry;
 
 pub use fieldgen::{FieldCode, FieldOptions, Inversion};
-pub use layout::{BaseField, FieldConstants, FieldLayout};
+pub use layout::{BaseField, Coords, FieldConstants, FieldLayout};
 pub use preprocess::PreprocessError;
 pub use registry::{ShaderId, ShaderLibrary};

@@ -143,14 +143,23 @@ impl ShaderLibrary {
     pub fn with_options(opts: FieldOptions) -> Result<Self, PreprocessError> {
         let lib = ShaderLibrary {
             opts,
-            curve_params: curve_params_module(opts.field),
+            curve_params: curve_params_module(opts.field, opts.coords),
             field: field_module_for(&opts),
             scalar: scalar_module_for(opts.field),
         };
-        for id in ShaderId::FIXED {
+        for id in lib.fixed_ids() {
             lib.source(id)?;
         }
         Ok(lib)
+    }
+
+    /// The shaders without variants that this library's coordinates have:
+    /// every one, but `Bases` (arkworks' G1 bytes) only over Fq.
+    pub fn fixed_ids(&self) -> impl Iterator<Item = ShaderId> {
+        let fq2 = self.opts.coords == crate::layout::Coords::Fq2;
+        ShaderId::FIXED
+            .into_iter()
+            .filter(move |&id| !(fq2 && id == ShaderId::Bases))
     }
 
     pub fn options(&self) -> FieldOptions {

@@ -2,7 +2,7 @@
 //! with naga; portable layouts validate without 64-bit integers.
 
 use msm_wgsl::registry::WalkerVariant;
-use msm_wgsl::{BaseField, FieldCode, FieldLayout, FieldOptions, Inversion, ShaderId, ShaderLibrary};
+use msm_wgsl::{BaseField, Coords, FieldCode, FieldLayout, FieldOptions, Inversion, ShaderId, ShaderLibrary};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn validate(src: &str, caps: Capabilities) -> Result<(), String> {
@@ -104,6 +104,41 @@ fn every_shader_validates_for_bls12_381() {
     })
     .unwrap();
     validate(&lib.source(ShaderId::FieldOps).unwrap(), Capabilities::empty()).unwrap();
+}
+
+#[test]
+fn every_shader_validates_over_fq2() {
+    for field in BaseField::ALL {
+        for layout in FieldLayout::ALL {
+            let inversion = Inversion::default();
+            let lib = ShaderLibrary::with_options(FieldOptions {
+                field,
+                coords: Coords::Fq2,
+                layout,
+                inversion,
+                ..Default::default()
+            })
+            .unwrap();
+            assert!(
+                lib.fixed_ids().all(|id| id != ShaderId::Bases),
+                "no G1 byte decoder over Fq2"
+            );
+            let caps = caps_for(layout);
+            let walkers = walker_variants().into_iter().filter(|v| v.slots <= 4 && !v.unroll);
+            let words = if field == BaseField::Bn254 { 16 } else { 24 };
+            for id in lib.fixed_ids().chain(walkers.map(ShaderId::StreamWalker)) {
+                let src = lib.source(id).unwrap();
+                assert!(
+                    src.contains(&format!("alias FqWords = array<u32, {words}>;"))
+                        || matches!(id, ShaderId::LoopProbe | ShaderId::ScalarOps),
+                    "{id:?} ({field} {layout}): not {words} words"
+                );
+                if let Err(e) = validate(&src, caps) {
+                    panic!("{field} G2 {id:?} ({layout}, {inversion}) failed to validate:\n{e}");
+                }
+            }
+        }
+    }
 }
 
 #[test]

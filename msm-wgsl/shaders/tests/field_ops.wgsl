@@ -20,6 +20,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let a = fq_unpack(in_a[i]);
     let b = fq_unpack(in_b[i]);
     var r = Fq();
+    // OP 9 and 10 answer a flag in word 0
+    var flag = 0u;
     switch OP {
         case 0u: { r = fq_add(a, b); }
         case 1u: { r = fq_sub(a, b); }
@@ -30,9 +32,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         case 6u: { r = fq_to_mont(a); }
         case 7u: { r = fq_from_mont(a); }
         case 8u: { r = fq_double(a); }
-        case 9u: { r[0] = u32(fq_eq(a, b)); }
-        case 10u: { r[0] = u32(fq_is_zero(a)); }
+        case 9u: { flag = u32(fq_eq(a, b)); }
+        case 10u: { flag = u32(fq_is_zero(a)); }
         default: {}
     }
-    out[i] = fq_pack(r);
+    var w = fq_pack(r);
+    if OP == 9u || OP == 10u {
+        w[0] = flag;
+    }
+    out[i] = w;
 }
