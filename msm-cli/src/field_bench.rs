@@ -1,7 +1,7 @@
 //! `msm-cli field-bench`: multiplications (or inversions) per second of each
 //! field layout.
 
-use msm_core::diagnostics::{BaseField, ChainOp};
+use msm_core::diagnostics::ChainOp;
 use msm_core::{ContextOptions, FieldLayout, GpuContext, Inversion, MsmError};
 
 #[derive(clap::Args)]
@@ -27,6 +27,10 @@ pub struct Args {
     /// The base field: bn254 (254-bit Fq) or bls12-381 (381-bit Fq).
     #[arg(long, default_value = "bn254")]
     field: String,
+    /// The group whose coordinates to multiply: g1 (Fq) or g2 (Fq2, one
+    /// Karatsuba multiplication counted as one).
+    #[arg(long, default_value = "g1")]
+    group: String,
     /// Timed repetitions after one warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     reps: usize,
@@ -49,10 +53,18 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
             ))
         }
     };
-    let field = BaseField::ALL
-        .into_iter()
-        .find(|f| f.name() == args.field)
-        .ok_or_else(|| MsmError::invalid_config("--field", format!("{}: expected bn254 or bls12-381", args.field)))?;
+    let group = crate::knobs::curve_group(&args.field, &args.group).map_err(|_| {
+        MsmError::invalid_config(
+            "--field",
+            format!("{} {}: expected bn254 or bls12-381, g1 or g2", args.field, args.group),
+        )
+    })?;
+    let field = group.field();
+    let coords = if group.coords() == msm_wgsl::Coords::Fq2 {
+        "2"
+    } else {
+        ""
+    };
     let layouts: Vec<FieldLayout> = if args.layout.is_empty() {
         FieldLayout::ALL.to_vec()
     } else {
@@ -103,20 +115,20 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
                 info.name
             );
         }
-        let t = pollster::block_on(ctx.field_throughput_in(field, args.invocations, args.iters, args.reps, op))?;
+        let t = pollster::block_on(ctx.field_throughput_in(group, args.invocations, args.iters, args.reps, op))?;
         // the layout's limb shape in this field (13x30, 16x24, 32x12 for BLS12-381)
         let c = msm_wgsl::FieldConstants::for_field(layout, field);
         let int64 = if layout.needs_int64() { "-int64" } else { "" };
         let shape = format!("{}x{}{int64}", layout.limb_bits(), c.n);
         if args.json {
             println!(
-                "{{\"adapter\":{:?},\"backend\":\"{:?}\",\"driver\":{:?},\"field\":\"{field}\",\"layout\":\"{layout}\",\"limbs\":\"{shape}\",\"inversion\":\"{}\",\"op\":\"{}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"mults_per_sec_median\":{:.4e},\"mults_per_sec_min\":{:.4e},\"mults_per_sec_max\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
-                info.name, info.backend, format!("{} {}", info.driver, info.driver_info), ctx.field_options().inversion, args.op, args.invocations, args.iters, args.reps,
+                "{{\"adapter\":{:?},\"backend\":\"{:?}\",\"driver\":{:?},\"field\":\"{field}\",\"group\":\"{}\",\"layout\":\"{layout}\",\"limbs\":\"{shape}\",\"inversion\":\"{}\",\"op\":\"{}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"mults_per_sec_median\":{:.4e},\"mults_per_sec_min\":{:.4e},\"mults_per_sec_max\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
+                info.name, info.backend, format!("{} {}", info.driver, info.driver_info), group.coords().group(), ctx.field_options().inversion, args.op, args.invocations, args.iters, args.reps,
                 t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best, t.correct
             );
         } else {
             println!(
-                "{field} {:<11} {:<6} {:>10.3e} {unit} (median; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} [{:?}, {} {}] check: {}",
+                "{field} Fq{coords} {:<11} {:<6} {:>10.3e} {unit} (median; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} [{:?}, {} {}] check: {}",
                 shape, if op == ChainOp::Inv { ctx.field_options().inversion.name() } else { "" }, t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best,
                 args.invocations, args.iters, args.reps, info.name, info.backend, info.driver, info.driver_info,
                 if t.correct { "ok (arkworks)" } else { "WRONG" }

@@ -49,11 +49,23 @@ pub const BLS12_381_SCALARS: Kind = Kind {
     valid: "a canonical BLS12-381 scalar (below the field modulus)",
 };
 
+pub const BN254_G2_BASES: Kind = Kind {
+    what: "bases",
+    valid: "a BN254 G2 point (on the twist, in the subgroup, in arkworks' uncompressed encoding)",
+};
+
+pub const BLS12_381_G2_BASES: Kind = Kind {
+    what: "bases",
+    valid: "a BLS12-381 G2 point (on the twist, in the subgroup, in arkworks' uncompressed encoding)",
+};
+
 /// The kinds of bases and scalars files of `curve`.
 pub fn kinds(curve: msm_core::Curve) -> (&'static Kind, &'static Kind) {
     match curve {
         msm_core::Curve::Bn254G1 => (&BASES, &SCALARS),
         msm_core::Curve::Bls12_381G1 => (&BLS12_381_BASES, &BLS12_381_SCALARS),
+        msm_core::Curve::Bn254G2 => (&BN254_G2_BASES, &SCALARS),
+        msm_core::Curve::Bls12_381G2 => (&BLS12_381_G2_BASES, &BLS12_381_SCALARS),
     }
 }
 

@@ -19,9 +19,12 @@ pub struct Args {
     /// Directory for bases.bin and scalars.bin (created if missing).
     #[arg(long)]
     out: PathBuf,
-    /// Curve group: bn254 or bls12-381 (their G1).
+    /// Curve: bn254 or bls12-381.
     #[arg(long, default_value = "bn254")]
     curve: String,
+    /// Group of the curve: g1 or g2.
+    #[arg(long, default_value = "g1")]
+    group: String,
 }
 
 pub fn run(args: &Args) -> Result<(), CliError> {
@@ -30,14 +33,15 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError::file(&args.out, format!("cannot create the directory: {e}")))?;
-    let curve = Curve::from_name(&args.curve)
-        .ok_or_else(|| MsmError::invalid_config("--curve", format!("{}: expected bn254 or bls12-381", args.curve)))?;
+    let curve = crate::knobs::curve_group(&args.curve, &args.group)?;
     let n = 1usize << args.logn;
     let bases_path = args.out.join("bases.bin");
     let scalars_path = args.out.join("scalars.bin");
     match curve {
         Curve::Bn254G1 => write_inputs::<msm_core::Bn254>(args, &bases_path, &scalars_path)?,
         Curve::Bls12_381G1 => write_inputs::<msm_core::Bls12_381>(args, &bases_path, &scalars_path)?,
+        Curve::Bn254G2 => write_inputs::<ark_bn254::g2::Config>(args, &bases_path, &scalars_path)?,
+        Curve::Bls12_381G2 => write_inputs::<ark_bls12_381::g2::Config>(args, &bases_path, &scalars_path)?,
     }
     eprintln!(
         "wrote {n} {curve} bases to {} and {n} scalars to {} (seed {})",

@@ -8,9 +8,12 @@ use msm_core::{
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct GpuArgs {
-    /// Curve group: bn254 or bls12-381 (their G1).
+    /// Curve: bn254 or bls12-381.
     #[arg(long, default_value = "bn254")]
     pub curve: String,
+    /// Group of the curve: g1 (coordinates in Fq) or g2 (in Fq2).
+    #[arg(long, default_value = "g1")]
+    pub group: String,
     /// Use the first adapter whose name contains this text (see `msm-cli adapters`).
     #[arg(long)]
     pub adapter: Option<String>,
@@ -106,10 +109,21 @@ impl clap::FromArgMatches for KnobArgs {
 }
 
 impl GpuArgs {
-    /// The `--curve` asked for.
+    /// The `--curve` and `--group` asked for.
     pub fn curve(&self) -> Result<msm_core::Curve, MsmError> {
-        msm_core::Curve::from_name(&self.curve)
-            .ok_or_else(|| MsmError::invalid_config("--curve", format!("{}: expected bn254 or bls12-381", self.curve)))
+        curve_group(&self.curve, &self.group)
+    }
+
+    /// Refuses another group than BN254's G1 for `command`, which runs
+    /// BN254 G1 alone (`bench`, `gen` and `msm` run every group).
+    pub fn bn254_g1_only(&self, command: &str) -> Result<(), MsmError> {
+        match self.curve()? {
+            msm_core::Curve::Bn254G1 => Ok(()),
+            other => Err(MsmError::invalid_config(
+                "--curve",
+                format!("`{command}` runs BN254 G1 only, not {other}: use `bench` for other groups"),
+            )),
+        }
     }
 
     /// Builds the context (timestamps on when the adapter has them).
@@ -194,6 +208,21 @@ pub fn adapter_line(ctx: &GpuContext) -> String {
         "{} ({:?}, {:?}), driver {} {}",
         i.name, i.backend, i.device_type, i.driver, i.driver_info
     )
+}
+
+/// The group `--curve curve --group group` names.
+pub fn curve_group(curve: &str, group: &str) -> Result<msm_core::Curve, MsmError> {
+    let g1 = msm_core::Curve::from_name(curve)
+        .filter(|c| c.coords() == msm_wgsl::Coords::Fq)
+        .ok_or_else(|| MsmError::invalid_config("--curve", format!("{curve}: expected bn254 or bls12-381")))?;
+    match group.to_ascii_lowercase().as_str() {
+        "g1" => Ok(g1),
+        "g2" => Ok(g1.with_coords(msm_wgsl::Coords::Fq2)),
+        other => Err(MsmError::invalid_config(
+            "--group",
+            format!("{other}: expected g1 or g2"),
+        )),
+    }
 }
 
 /// One line describing the field module.

@@ -14,7 +14,7 @@ use crate::knobs::{GpuArgs, KnobArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Bases: arkworks uncompressed `Vec<G1Affine>` of the `--curve`.
+    /// Bases: arkworks uncompressed `Vec<Affine>` of the `--curve` and `--group`.
     #[arg(long)]
     bases: PathBuf,
     /// Scalars: arkworks uncompressed `Vec<Fr>` of the `--curve`, at most as many as bases.
@@ -36,6 +36,8 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     match args.gpu.curve()? {
         Curve::Bn254G1 => run_for::<msm_core::Bn254>(args),
         Curve::Bls12_381G1 => run_for::<msm_core::Bls12_381>(args),
+        Curve::Bn254G2 => run_for::<ark_bn254::g2::Config>(args),
+        Curve::Bls12_381G2 => run_for::<ark_bls12_381::g2::Config>(args),
     }
 }
 

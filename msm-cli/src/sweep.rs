@@ -150,6 +150,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         .scalars
         .parse()
         .map_err(|e: String| MsmError::invalid_config("--scalars", e))?;
+    args.gpu.bn254_g1_only("sweep")?;
     let ctx = args.gpu.context(Default::default())?;
     let n = 1usize << args.logn;
     let configs = match &args.variants {

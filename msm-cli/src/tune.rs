@@ -52,6 +52,7 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<(), CliError> {
     let sizes = parse_sizes(&args.sizes)?;
     let ladder = knob_sets(&args.ladder, &MsmConfig::default())?;
+    args.gpu.bn254_g1_only("tune")?;
     let ctx = args.gpu.context_with_profile(Default::default(), ProfileChoice::Off)?;
     let layout = ctx.field_layout().to_string();
     let mut profile = Profile::new(ctx.adapter_info(), &layout);

@@ -40,6 +40,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     match Curve::from_name(&args.curve).ok_or("--curve: expected bls12-381 or bn254")? {
         Curve::Bn254G1 => run::<Bn254>(&args),
         Curve::Bls12_381G1 => run::<Bls12_381>(&args),
+        _ => Err("--curve: expected bls12-381 or bn254 (KZG commits in G1)".into()),
     }
 }
 

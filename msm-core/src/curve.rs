@@ -5,9 +5,10 @@
 
 use ark_ec::short_weierstrass::{Affine, SWCurveConfig};
 use ark_ff::{BigInt, PrimeField};
-use msm_wgsl::BaseField;
+use msm_wgsl::{BaseField, Coords};
 
-/// A curve group the GPU pipeline runs (G1 of each curve).
+/// A curve group the GPU pipeline runs: G1 (coordinates in Fq) or G2
+/// (coordinates in Fq2) of BN254 or BLS12-381.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Curve {
     /// BN254's G1: 254-bit Fq, 254-bit r.
@@ -15,36 +16,69 @@ pub enum Curve {
     Bn254G1,
     /// BLS12-381's G1: 381-bit Fq, 255-bit r.
     Bls12_381G1,
+    /// BN254's G2: coordinates in Fq2, the same r.
+    Bn254G2,
+    /// BLS12-381's G2: coordinates in Fq2, the same r.
+    Bls12_381G2,
 }
 
 impl Curve {
-    pub const ALL: [Curve; 2] = [Curve::Bn254G1, Curve::Bls12_381G1];
+    pub const ALL: [Curve; 4] = [Curve::Bn254G1, Curve::Bls12_381G1, Curve::Bn254G2, Curve::Bls12_381G2];
 
-    /// Short stable name (the command line's `--curve`, reports).
+    /// Short stable name (reports, file headers): the curve's name for G1
+    /// (`bn254`, `bls12-381`), with `-g2` for G2.
     pub const fn name(self) -> &'static str {
         match self {
             Curve::Bn254G1 => "bn254",
             Curve::Bls12_381G1 => "bls12-381",
+            Curve::Bn254G2 => "bn254-g2",
+            Curve::Bls12_381G2 => "bls12-381-g2",
         }
     }
 
+    /// The group of `name` (as [`Curve::name`] writes it; `-g1` is accepted).
     pub fn from_name(name: &str) -> Option<Curve> {
-        Curve::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(name))
+        let name = name.to_ascii_lowercase();
+        let name = name.strip_suffix("-g1").unwrap_or(&name);
+        Curve::ALL.into_iter().find(|c| c.name() == name)
     }
 
-    /// The base field the shaders are generated for.
+    /// The group of `field`'s curve whose coordinates are `coords`.
+    pub const fn of(field: BaseField, coords: Coords) -> Curve {
+        match (field, coords) {
+            (BaseField::Bn254, Coords::Fq) => Curve::Bn254G1,
+            (BaseField::Bls12_381, Coords::Fq) => Curve::Bls12_381G1,
+            (BaseField::Bn254, Coords::Fq2) => Curve::Bn254G2,
+            (BaseField::Bls12_381, Coords::Fq2) => Curve::Bls12_381G2,
+        }
+    }
+
+    /// The same curve's group with coordinates in `coords` (G1 or G2).
+    pub const fn with_coords(self, coords: Coords) -> Curve {
+        Curve::of(self.field(), coords)
+    }
+
+    /// The prime field under the coordinates (the one the generator emits).
     pub const fn field(self) -> BaseField {
         match self {
-            Curve::Bn254G1 => BaseField::Bn254,
-            Curve::Bls12_381G1 => BaseField::Bls12_381,
+            Curve::Bn254G1 | Curve::Bn254G2 => BaseField::Bn254,
+            Curve::Bls12_381G1 | Curve::Bls12_381G2 => BaseField::Bls12_381,
+        }
+    }
+
+    /// The coordinates' field: Fq for G1, Fq2 for G2.
+    pub const fn coords(self) -> Coords {
+        match self {
+            Curve::Bn254G1 | Curve::Bls12_381G1 => Coords::Fq,
+            Curve::Bn254G2 | Curve::Bls12_381G2 => Coords::Fq2,
         }
     }
 
     /// Bits of the scalar field's modulus r.
     pub const fn scalar_bits(self) -> u32 {
-        match self {
-            Curve::Bn254G1 => 254,
-            Curve::Bls12_381G1 => 255,
+        match self.field() {
+            BaseField::Bn254 => 254,
+            BaseField::Bls12_381 => 255,
         }
     }
 
@@ -65,13 +99,15 @@ impl Curve {
     }
 
     /// Packed words of one coordinate (the same in every layout: 8 for
-    /// BN254, 12 for BLS12-381; the generator's `FieldConstants::words`, a
-    /// constant here because every MSM call sizes its buffers with it).
+    /// BN254's Fq, 12 for BLS12-381's, twice that over Fq2; the generator's
+    /// `FieldConstants::words` times the degree, a constant here because
+    /// every MSM call sizes its buffers with it).
     pub const fn coord_words(self) -> u32 {
-        match self {
-            Curve::Bn254G1 => 8,
-            Curve::Bls12_381G1 => 12,
-        }
+        let base = match self.field() {
+            BaseField::Bn254 => 8,
+            BaseField::Bls12_381 => 12,
+        };
+        base * self.coords().degree() as u32
     }
 
     /// Bytes of one packed coordinate.
@@ -105,19 +141,20 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for ark_bn254::g1::Config {}
     impl Sealed for ark_bls12_381::g1::Config {}
+    impl Sealed for ark_bn254::g2::Config {}
+    impl Sealed for ark_bls12_381::g2::Config {}
 }
 
 /// A group the typed API takes, named by arkworks' config of it:
-/// `ark_bn254::g1::Config` or `ark_bls12_381::g1::Config`. Points are
-/// `Affine<C>`, scalars `C::ScalarField`, results `Projective<C>`.
+/// `ark_bn254::g1::Config`, `ark_bls12_381::g1::Config` and their `g2`
+/// siblings. Points are `Affine<C>`, scalars `C::ScalarField`, results
+/// `Projective<C>`.
 ///
 /// Subgroup membership is the caller's: the pipeline adds whatever points it
 /// is given (the byte decoders refuse points off the curve, not points
 /// outside the prime-order subgroup, which only matters for BLS12-381's
 /// cofactor).
-pub trait GpuCurve:
-    SWCurveConfig<BaseField: PrimeField, ScalarField: PrimeField<BigInt = BigInt<4>>> + sealed::Sealed + Send + Sync
-{
+pub trait GpuCurve: SWCurveConfig<ScalarField: PrimeField<BigInt = BigInt<4>>> + sealed::Sealed + Send + Sync {
     /// The runtime curve a context runs.
     const CURVE: Curve;
 
@@ -150,6 +187,22 @@ impl GpuCurve for ark_bls12_381::g1::Config {
     }
 }
 
+impl GpuCurve for ark_bn254::g2::Config {
+    const CURVE: Curve = Curve::Bn254G2;
+
+    fn fr_slice(s: &[ark_bn254::Fr]) -> FrSlice<'_> {
+        FrSlice::Bn254(s)
+    }
+}
+
+impl GpuCurve for ark_bls12_381::g2::Config {
+    const CURVE: Curve = Curve::Bls12_381G2;
+
+    fn fr_slice(s: &[ark_bls12_381::Fr]) -> FrSlice<'_> {
+        FrSlice::Bls12_381(s)
+    }
+}
+
 /// BN254's G1, the default of every generic type here.
 pub type Bn254 = ark_bn254::g1::Config;
 
@@ -170,7 +223,7 @@ mod tests {
         use msm_wgsl::{FieldConstants, FieldLayout};
         for c in Curve::ALL {
             for layout in FieldLayout::ALL {
-                let words = FieldConstants::for_field(layout, c.field()).words;
+                let words = FieldConstants::for_field(layout, c.field()).words * c.coords().degree();
                 assert_eq!(c.coord_words() as usize, words, "{c} {layout}");
             }
             let bits = c.field().scalar_modulus().bits() as u32;
@@ -186,6 +239,14 @@ mod tests {
             );
         }
         assert_eq!((bn.coord_words(), bls.coord_words()), (8, 12));
+        assert_eq!(
+            (Curve::Bn254G2.coord_words(), Curve::Bls12_381G2.coord_words()),
+            (16, 24)
+        );
+        assert_eq!(Curve::Bls12_381G2.xyzz_bytes(), 384);
+        assert_eq!(Curve::Bn254G2.windows(16), bn.windows(16));
+        assert_eq!(Curve::from_name("BLS12-381-g1"), Some(bls));
+        assert_eq!(bn.with_coords(Coords::Fq2), Curve::Bn254G2);
         assert_eq!(bn.record_bytes(), 80);
         assert_eq!(bls.record_bytes(), 112);
         assert_eq!(bn.base_bytes(), 68);
@@ -201,5 +262,35 @@ mod tests {
         for c in Curve::ALL {
             assert_eq!(Curve::from_name(c.name()), Some(c));
         }
+    }
+
+    /// The generated `curve_params` carry each group's b as arkworks has it
+    /// (G2's: the twist's, over Fq2).
+    #[test]
+    fn curve_params_b_is_arkworks() {
+        fn words_of<F: ark_ff::Field>(b: F) -> Vec<u32> {
+            b.to_base_prime_field_elements()
+                .flat_map(crate::repr::canonical_words)
+                .collect()
+        }
+        fn generated(c: Curve) -> Vec<u32> {
+            let text = msm_wgsl::fieldgen::curve_params_module(c.field(), c.coords());
+            let line = text.lines().find(|l| l.starts_with("const CURVE_B")).unwrap();
+            let inner = &line[line.find('(').unwrap() + 1..line.rfind(')').unwrap()];
+            inner
+                .split(", ")
+                .map(|w| u32::from_str_radix(w.trim_start_matches("0x").trim_end_matches('u'), 16).unwrap())
+                .collect()
+        }
+        assert_eq!(generated(Curve::Bn254G1), words_of(ark_bn254::g1::Config::COEFF_B));
+        assert_eq!(
+            generated(Curve::Bls12_381G1),
+            words_of(ark_bls12_381::g1::Config::COEFF_B)
+        );
+        assert_eq!(generated(Curve::Bn254G2), words_of(ark_bn254::g2::Config::COEFF_B));
+        assert_eq!(
+            generated(Curve::Bls12_381G2),
+            words_of(ark_bls12_381::g2::Config::COEFF_B)
+        );
     }
 }

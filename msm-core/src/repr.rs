@@ -3,7 +3,7 @@
 //! Montgomery radix of the shader's [`FieldLayout`].
 
 use ark_bn254::Fq;
-use ark_ff::{BigInt, Field, PrimeField};
+use ark_ff::{AdditiveGroup, BigInt, Field, PrimeField};
 use msm_wgsl::{BaseField, FieldLayout};
 
 /// Eight little-endian u32 words of a 256-bit value.
@@ -79,56 +79,75 @@ pub fn from_canonical_words<F: PrimeField>(w: &[u32]) -> Option<F> {
     (canonical_words(v) == w).then_some(v)
 }
 
-/// [`FieldRepr`] for the base field of any curve: arkworks' `F` in the
-/// packed Montgomery form of `layout` in that field (R = 2^(W N) with N
-/// from the field's width).
+/// [`FieldRepr`] for the coordinate field of any curve group: arkworks' `F`
+/// (a prime field, or Fq2 over one) in the packed Montgomery form of
+/// `layout`, R = 2^(W N) with N from the prime field's width. An Fq2
+/// element packs as c0's words, then c1's.
 #[derive(Clone, Copy, Debug)]
-pub struct FieldCodec<F> {
-    r: F,
-    r_inv: F,
-    words: usize,
+pub struct FieldCodec<F: Field> {
+    r: F::BasePrimeField,
+    r_inv: F::BasePrimeField,
+    /// Words of one prime-field element.
+    base_words: usize,
 }
 
-impl<F: PrimeField> FieldCodec<F> {
-    /// The codec of `field` in `layout`; `F` must be that field. Cheap (no
-    /// constants generated): every MSM call makes one to read its results.
+impl<F: Field> FieldCodec<F> {
+    /// The codec of `field` (the prime field under `F`) in `layout`. Cheap
+    /// (no constants generated): every MSM call makes one to read its results.
     pub fn new(layout: FieldLayout, field: BaseField) -> Self {
-        let bits = F::MODULUS_BIT_SIZE;
-        debug_assert_eq!(field.modulus().bits() as u32, bits, "F is not {field}'s Fq");
+        assert!(F::extension_degree() <= 2, "coordinates are Fq or Fq2");
+        let bits = F::BasePrimeField::MODULUS_BIT_SIZE;
+        debug_assert_eq!(field.modulus().bits() as u32, bits, "F is not over {field}'s Fq");
         let r_bits = layout.limb_bits() * layout.limbs_for(bits) as u32;
-        let r = F::from(2u64).pow([r_bits as u64]);
+        let r = F::BasePrimeField::from(2u64).pow([r_bits as u64]);
         FieldCodec {
             r,
             r_inv: r.inverse().expect("R is invertible mod p"),
-            words: bits.div_ceil(32) as usize,
+            base_words: bits.div_ceil(32) as usize,
         }
     }
 
     /// Words of one packed element.
     pub fn words(&self) -> usize {
-        self.words
+        self.base_words * F::extension_degree() as usize
     }
 
     /// `a` in the GPU's packed Montgomery form.
     pub fn encode(&self, a: F) -> Vec<u32> {
-        canonical_words(a * self.r)
+        let mut out = vec![0; self.words()];
+        self.encode_into(a, &mut out);
+        out
     }
 
     /// [`FieldCodec::encode`] into `out` (`words()` long), allocating nothing.
     pub fn encode_into(&self, a: F, out: &mut [u32]) {
-        let m = (a * self.r).into_bigint();
-        for (pair, limb) in out.chunks_mut(2).zip(m.as_ref()) {
-            pair[0] = *limb as u32;
-            if let Some(hi) = pair.get_mut(1) {
-                *hi = (*limb >> 32) as u32;
+        for (part, e) in out.chunks_mut(self.base_words).zip(a.to_base_prime_field_elements()) {
+            let m = (e * self.r).into_bigint();
+            for (pair, limb) in part.chunks_mut(2).zip(m.as_ref()) {
+                pair[0] = *limb as u32;
+                if let Some(hi) = pair.get_mut(1) {
+                    *hi = (*limb >> 32) as u32;
+                }
             }
         }
     }
 
-    /// Reads the GPU's packed Montgomery form; `None` unless the words are a
-    /// reduced residue.
+    /// Reads the GPU's packed Montgomery form; `None` unless the words are
+    /// `words()` long and each part a reduced residue.
     pub fn decode(&self, w: &[u32]) -> Option<F> {
-        let mut b = F::BigInt::default();
+        if w.len() != self.words() {
+            return None;
+        }
+        // Fq or Fq2: at most two parts, decoded without allocating
+        let mut elems = [F::BasePrimeField::ZERO; 2];
+        for (e, part) in elems.iter_mut().zip(w.chunks(self.base_words)) {
+            *e = self.decode_prime(part)?;
+        }
+        F::from_base_prime_field_elems(elems[..F::extension_degree() as usize].iter().copied())
+    }
+
+    fn decode_prime(&self, w: &[u32]) -> Option<F::BasePrimeField> {
+        let mut b = <F::BasePrimeField as PrimeField>::BigInt::default();
         let limbs = b.as_mut();
         if w.len() > 2 * limbs.len() {
             return None;
@@ -136,7 +155,7 @@ impl<F: PrimeField> FieldCodec<F> {
         for (limb, pair) in limbs.iter_mut().zip(w.chunks(2)) {
             *limb = pair[0] as u64 | pair.get(1).map_or(0, |&h| (h as u64) << 32);
         }
-        F::from_bigint(b).map(|m| m * self.r_inv)
+        F::BasePrimeField::from_bigint(b).map(|m| m * self.r_inv)
     }
 }
 
@@ -146,7 +165,7 @@ impl From<&FieldRepr> for FieldCodec<Fq> {
         FieldCodec {
             r: repr.r,
             r_inv: repr.r_inv,
-            words: 8,
+            base_words: 8,
         }
     }
 }
@@ -182,6 +201,26 @@ mod tests {
                 assert_eq!(codec.decode(&codec.encode(a)), Some(a));
             }
             assert_eq!(codec.decode(&[u32::MAX; 12]), None);
+        }
+        // Fq2: c0's words, then c1's, each as the prime field's
+        for layout in FieldLayout::ALL {
+            let codec = FieldCodec::<ark_bls12_381::Fq2>::new(layout, BaseField::Bls12_381);
+            let base = FieldCodec::<ark_bls12_381::Fq>::new(layout, BaseField::Bls12_381);
+            assert_eq!(codec.words(), 24);
+            for _ in 0..50 {
+                let a = ark_bls12_381::Fq2::rand(&mut rng);
+                let w = codec.encode(a);
+                assert_eq!(w, [base.encode(a.c0), base.encode(a.c1)].concat());
+                assert_eq!(codec.decode(&w), Some(a));
+            }
+            let bn = FieldCodec::<ark_bn254::Fq2>::new(layout, BaseField::Bn254);
+            let a = ark_bn254::Fq2::rand(&mut rng);
+            assert_eq!(bn.words(), 16);
+            assert_eq!(bn.decode(&bn.encode(a)), Some(a));
+            assert_eq!(bn.decode(&bn.encode(a)[..8]), None);
+            let mut bad = bn.encode(a);
+            bad[15] = u32::MAX;
+            assert_eq!(bn.decode(&bad), None);
         }
     }
 }

@@ -5,13 +5,12 @@
 
 mod common;
 
-use ark_bls12_381::{Fq, G1Affine, G1Projective};
-use ark_ec::{AffineRepr, CurveGroup};
+use ark_bls12_381::Fq;
 use ark_ff::{AdditiveGroup, BigInteger, Field, PrimeField, UniformRand};
 use common::{ctx, ctx_with, field_reference, operand_pairs_of, rng};
-use msm_core::diagnostics::{BaseField, CurveOp, FieldOp, ScalarOp};
+use msm_core::diagnostics::{BaseField, FieldOp, ScalarOp};
 use msm_core::repr::{canonical_words, from_canonical_words, limb_words, words_mod, FieldCodec};
-use msm_core::{FieldLayout, Inversion};
+use msm_core::{Curve, FieldLayout, Inversion};
 
 const WORDS: usize = 12;
 
@@ -44,6 +43,7 @@ fn edge_values() -> Vec<Fq> {
 
 #[test]
 fn bls12_381_field_ops_match_arkworks() {
+    common::fast_lavapipe_compile();
     let (a, b) = operand_pairs_of(&edge_values(), 381, 100);
     for layout in FieldLayout::ALL {
         for inversion in Inversion::ALL.into_iter().filter(|i| i.supports(layout)) {
@@ -54,7 +54,7 @@ fn bls12_381_field_ops_match_arkworks() {
             let aw: Vec<Vec<u32>> = a.iter().map(|x| repr.encode(*x)).collect();
             let bw: Vec<Vec<u32>> = b.iter().map(|x| repr.encode(*x)).collect();
             let run = |op, x: &[Vec<u32>], y: &[Vec<u32>]| {
-                pollster::block_on(ctx.field_op_in(BaseField::Bls12_381, op, x, y)).unwrap()
+                pollster::block_on(ctx.field_op_in(Curve::Bls12_381G1, op, x, y)).unwrap()
             };
             let ops = [
                 FieldOp::Add,
@@ -106,43 +106,11 @@ fn bls12_381_field_ops_match_arkworks() {
     }
 }
 
-/// x, y, zz, zzz of `p` scaled by z (the identity: zz = 0), packed.
-fn pack_xyzz(repr: &FieldCodec<Fq>, p: &G1Affine, z: Fq) -> Vec<u32> {
-    let c = if p.is_zero() {
-        [Fq::ONE, Fq::ONE, Fq::ZERO, Fq::ZERO]
-    } else {
-        let zz = z.square();
-        [p.x * zz, p.y * zz * z, zz, zz * z]
-    };
-    c.iter().flat_map(|v| repr.encode(*v)).collect()
-}
-
-fn pack_affine(repr: &FieldCodec<Fq>, p: &G1Affine) -> Vec<u32> {
-    [p.x, p.y, Fq::ZERO, Fq::ZERO]
-        .iter()
-        .flat_map(|v| repr.encode(*v))
-        .collect()
-}
-
-/// A GPU XYZZ point as affine, checking ZZ^3 = ZZZ^2 and the curve equation.
-fn unpack(repr: &FieldCodec<Fq>, w: &[u32]) -> G1Affine {
-    let c: Vec<Fq> = w
-        .chunks(WORDS)
-        .map(|v| repr.decode(v).expect("reduced output"))
-        .collect();
-    if c[2] == Fq::ZERO {
-        return G1Affine::zero();
-    }
-    assert_eq!(c[2].pow([3]), c[3].square(), "ZZ^3 != ZZZ^2");
-    let p = G1Affine::new_unchecked(c[0] / c[2], c[1] / c[3]);
-    assert!(p.is_on_curve(), "result off the curve");
-    p
-}
-
 /// Every G1 operation of the curve module on BLS12-381 in the 64-bit
 /// layout (the portable ones: [`bls12_381_g1_ops_portable_layouts`]).
 #[test]
 fn bls12_381_g1_ops_match_arkworks() {
+    common::fast_lavapipe_compile();
     check_g1_ops(&[FieldLayout::Limbs32x8]);
 }
 
@@ -153,77 +121,18 @@ fn bls12_381_g1_ops_match_arkworks() {
 #[test]
 #[ignore]
 fn bls12_381_g1_ops_portable_layouts() {
+    common::fast_lavapipe_compile();
     check_g1_ops(&[FieldLayout::Limbs13x20, FieldLayout::Limbs16x16]);
 }
 
-/// Affine add and double given an inverse, XYZZ add / mixed add / double /
-/// negation over random points with random scales, and the special cases
-/// (identity on either side, P + P, P + (-P), G + 2G), against arkworks.
+/// The curve module's operations on BLS12-381's G1 in `layouts`.
 fn check_g1_ops(layouts: &[FieldLayout]) {
-    let mut r = rng(12381);
-    let p: Vec<G1Affine> = (0..40).map(|_| G1Projective::rand(&mut r).into_affine()).collect();
-    let q: Vec<G1Affine> = (0..40).map(|_| G1Projective::rand(&mut r).into_affine()).collect();
-    let zero = G1Affine::zero();
-    let g = G1Affine::generator();
-    let mut cases: Vec<(G1Affine, G1Affine)> = p.iter().copied().zip(q.iter().copied()).collect();
-    for i in 0..6 {
-        cases.extend([(p[i], p[i]), (p[i], -p[i]), (zero, p[i]), (p[i], zero)]);
-    }
-    cases.extend([(zero, zero), (g, (g + g).into_affine())]);
-    for &layout in layouts {
-        let Some(ctx) = ctx(layout) else { continue };
-        let repr = codec(layout);
-        let run = |op, a: &[Vec<u32>], b: &[Vec<u32>]| -> Vec<G1Affine> {
-            let out = pollster::block_on(ctx.curve_op_in(BaseField::Bls12_381, op, a, b)).unwrap();
-            out.iter().map(|w| unpack(&repr, w)).collect()
-        };
-        // affine formulas: distinct x (the random pairs and G + 2G)
-        let affine: Vec<(G1Affine, G1Affine)> = cases
-            .iter()
-            .copied()
-            .filter(|(x, y)| !x.is_zero() && !y.is_zero() && x.x != y.x)
-            .collect();
-        let aa: Vec<Vec<u32>> = affine.iter().map(|(x, _)| pack_affine(&repr, x)).collect();
-        let ab: Vec<Vec<u32>> = affine.iter().map(|(_, y)| pack_affine(&repr, y)).collect();
-        let sum = run(CurveOp::AffineAddWithInv, &aa, &ab);
-        let dbl = run(CurveOp::AffineDoubleWithInv, &aa, &ab);
-        let neg = run(CurveOp::AffineNeg, &aa, &ab);
-        for (i, (x, y)) in affine.iter().enumerate() {
-            assert_eq!(sum[i], (*x + *y).into_affine(), "{layout} affine add {i}");
-            assert_eq!(dbl[i], (*x + *x).into_affine(), "{layout} affine double {i}");
-            assert_eq!(neg[i], -*x, "{layout} affine neg {i}");
-        }
-        // XYZZ formulas with random scales
-        let a: Vec<Vec<u32>> = cases
-            .iter()
-            .map(|(x, _)| pack_xyzz(&repr, x, Fq::rand(&mut r)))
-            .collect();
-        let b: Vec<Vec<u32>> = cases
-            .iter()
-            .map(|(_, y)| pack_xyzz(&repr, y, Fq::rand(&mut r)))
-            .collect();
-        let add = run(CurveOp::XyzzAdd, &a, &b);
-        let dbl = run(CurveOp::XyzzDouble, &a, &b);
-        let neg = run(CurveOp::XyzzNeg, &a, &b);
-        for (i, (x, y)) in cases.iter().enumerate() {
-            assert_eq!(add[i], (*x + *y).into_affine(), "{layout} xyzz add {i}");
-            assert_eq!(dbl[i], (*x + *x).into_affine(), "{layout} xyzz double {i}");
-            assert_eq!(neg[i], -*x, "{layout} xyzz neg {i}");
-        }
-        let mixed: Vec<usize> = (0..cases.len()).filter(|&i| !cases[i].1.is_zero()).collect();
-        let ma: Vec<Vec<u32>> = mixed.iter().map(|&i| a[i].clone()).collect();
-        let mb: Vec<Vec<u32>> = mixed.iter().map(|&i| pack_affine(&repr, &cases[i].1)).collect();
-        let madd = run(CurveOp::XyzzAddAffine, &ma, &mb);
-        for (k, &i) in mixed.iter().enumerate() {
-            let (x, y) = cases[i];
-            assert_eq!(madd[k], (x + y).into_affine(), "{layout} xyzz madd {i}");
-        }
-    }
+    common::groups::check_curve_ops::<ark_bls12_381::g1::Config>(layouts, 12381);
 }
 
 /// `fr_from_mont` on arkworks' Montgomery words and `fr_reduce_words` on any
 /// 256-bit value (up to 2^256 - 1, several times r), for Fr of `field`.
-fn check_scalar_module<F: PrimeField>(field: BaseField) {
+fn check_scalar_module<F: PrimeField>(field: Curve) {
     let Some(ctx) = ctx(FieldLayout::Limbs13x20) else {
         return;
     };
@@ -258,6 +167,7 @@ fn check_scalar_module<F: PrimeField>(field: BaseField) {
 
 #[test]
 fn scalar_module_matches_arkworks_on_both_curves() {
-    check_scalar_module::<ark_bn254::Fr>(BaseField::Bn254);
-    check_scalar_module::<ark_bls12_381::Fr>(BaseField::Bls12_381);
+    common::fast_lavapipe_compile();
+    check_scalar_module::<ark_bn254::Fr>(Curve::Bn254G1);
+    check_scalar_module::<ark_bls12_381::Fr>(Curve::Bls12_381G1);
 }

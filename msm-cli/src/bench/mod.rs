@@ -60,6 +60,8 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     match args.gpu.curve()? {
         Curve::Bn254G1 => run_for::<msm_core::Bn254>(args),
         Curve::Bls12_381G1 => run_for::<msm_core::Bls12_381>(args),
+        Curve::Bn254G2 => run_for::<ark_bn254::g2::Config>(args),
+        Curve::Bls12_381G2 => run_for::<ark_bls12_381::g2::Config>(args),
     }
 }
 

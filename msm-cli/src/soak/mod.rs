@@ -262,6 +262,7 @@ struct Summary {
 }
 
 pub fn run(args: &Args) -> Result<(), CliError> {
+    args.gpu.bn254_g1_only("soak")?;
     let ctx = args.gpu.context(Default::default())?;
     let l = ctx.limits();
     let max_tpb = l

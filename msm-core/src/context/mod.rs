@@ -154,6 +154,7 @@ impl GpuContext {
             })?;
         let field = FieldOptions {
             field: opts.curve.field(),
+            coords: opts.curve.coords(),
             layout,
             code: opts.field_code.unwrap_or_else(|| default_field_code(&info)),
             inversion: opts.inversion.unwrap_or_else(|| default_inversion(&info, layout)),
@@ -199,6 +200,7 @@ impl GpuContext {
     ) -> Result<Self, MsmError> {
         let field = FieldOptions {
             field: msm_wgsl::BaseField::Bn254,
+            coords: msm_wgsl::Coords::Fq,
             layout,
             code: default_field_code(&info),
             inversion: default_inversion(&info, layout),
@@ -238,8 +240,9 @@ impl GpuContext {
         }
         let timestamps = timestamps && device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let mut tag = format!("{}-{:?}-{}", field.layout, field.code, field.inversion).to_lowercase();
-        if field.field != msm_wgsl::BaseField::Bn254 {
-            tag = format!("{tag}-{}", field.field);
+        let group = Curve::of(field.field, field.coords);
+        if group != Curve::Bn254G1 {
+            tag = format!("{tag}-{group}");
         }
         let disk = disk_cache::DiskCache::open(&device, &info, cache_dir, &tag);
         let device_memory = health::device_local_heap(&device);
@@ -307,10 +310,17 @@ impl GpuContext {
     /// The knobs [`GpuContext::msm`] uses for `n` points: each knob the
     /// caller gave, else the tuned profile's for that size, else the default.
     pub fn config_for(&self, n: usize) -> MsmConfig {
-        let base = match &self.profile {
+        let mut base = match &self.profile {
             Some(p) => p.config_for(n),
             None => profile::config_in_ranges(&self.builtin_ranges, n),
         };
+        // G2's Fq2 coordinates (64 or 96 bytes) outgrow the workgroup
+        // memory the defaults were sized for: halve the walker's workgroup
+        // until its inversion tree fits
+        let bounds = self.bounds();
+        while base.walker_tpb > 32 && base.check_walker_fits(&bounds).is_err() {
+            base.walker_tpb /= 2;
+        }
         self.knobs.over(&base)
     }
 
@@ -379,10 +389,8 @@ impl GpuContext {
 
     /// The curve group this context's shaders run.
     pub fn curve(&self) -> Curve {
-        Curve::ALL
-            .into_iter()
-            .find(|c| c.field() == self.shaders.options().field)
-            .unwrap_or_default()
+        let opts = self.shaders.options();
+        Curve::of(opts.field, opts.coords)
     }
 
     /// Refuses a typed call for another curve than the context's.

@@ -25,12 +25,13 @@ pub struct Throughput {
 // Timed with the host's clock and its blocking waits: native only.
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
-    use ark_ff::PrimeField;
-    use msm_wgsl::{BaseField, ShaderId};
+    use ark_ff::Field;
+    use msm_wgsl::ShaderId;
 
     use super::super::WG;
     use super::{ChainOp, Throughput};
     use crate::context::GpuContext;
+    use crate::curve::Curve;
     use crate::error::MsmError;
     use crate::repr::FieldCodec;
 
@@ -47,35 +48,33 @@ mod native {
             reps: usize,
             op: ChainOp,
         ) -> Result<Throughput, MsmError> {
-            self.field_throughput_in(BaseField::Bn254, invocations, iters, reps, op)
+            self.field_throughput_in(Curve::Bn254G1, invocations, iters, reps, op)
                 .await
         }
 
-        /// [`GpuContext::field_throughput`] in `field` (this context's layout,
-        /// code and inversion).
+        /// [`GpuContext::field_throughput`] in the coordinate field of
+        /// `group` (Fq, or Fq2 for G2; this context's layout, code and
+        /// inversion): one Fq2 multiplication counts as one.
         pub async fn field_throughput_in(
             &self,
-            field: BaseField,
+            group: Curve,
             invocations: usize,
             iters: u32,
             reps: usize,
             op: ChainOp,
         ) -> Result<Throughput, MsmError> {
-            match field {
-                BaseField::Bn254 => {
-                    self.throughput::<ark_bn254::Fq>(field, invocations, iters, reps, op)
-                        .await
-                }
-                BaseField::Bls12_381 => {
-                    self.throughput::<ark_bls12_381::Fq>(field, invocations, iters, reps, op)
-                        .await
-                }
+            let (i, it, r) = (invocations, iters, reps);
+            match group {
+                Curve::Bn254G1 => self.throughput::<ark_bn254::Fq>(group, i, it, r, op).await,
+                Curve::Bls12_381G1 => self.throughput::<ark_bls12_381::Fq>(group, i, it, r, op).await,
+                Curve::Bn254G2 => self.throughput::<ark_bn254::Fq2>(group, i, it, r, op).await,
+                Curve::Bls12_381G2 => self.throughput::<ark_bls12_381::Fq2>(group, i, it, r, op).await,
             }
         }
 
-        async fn throughput<F: PrimeField>(
+        async fn throughput<F: Field>(
             &self,
-            field: BaseField,
+            group: Curve,
             invocations: usize,
             iters: u32,
             reps: usize,
@@ -84,12 +83,12 @@ mod native {
             let mut rng = ark_std::test_rng();
             let a: Vec<F> = (0..invocations).map(|_| F::rand(&mut rng)).collect();
             let b: Vec<F> = (0..invocations).map(|_| F::rand(&mut rng)).collect();
-            let codec = FieldCodec::<F>::new(self.field_layout(), field);
+            let codec = FieldCodec::<F>::new(self.field_layout(), group.field());
             let words = codec.words();
             let encode = |v: &[F]| -> Vec<u32> { v.iter().flat_map(|x| codec.encode(*x)).collect() };
             let groups = self.grid(invocations.div_ceil(WG as usize) as u32);
             let overrides = [("ITERS", iters as f64), ("WG", WG as f64), ("OP", op as u32 as f64)];
-            let pipeline = self.pipeline_in(field, ShaderId::FieldBench, &overrides).await?;
+            let pipeline = self.pipeline_in(group, ShaderId::FieldBench, &overrides).await?;
             let ba = self.storage_init("in_a", &encode(&a), false);
             let bb = self.storage_init("in_b", &encode(&b), false);
             let out = self.storage_out("out", invocations * words);

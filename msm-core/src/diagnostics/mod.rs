@@ -4,7 +4,7 @@
 
 use ark_bn254::Fq;
 pub use msm_wgsl::BaseField;
-use msm_wgsl::{FieldConstants, FieldOptions, ShaderId, ShaderLibrary};
+use msm_wgsl::{FieldOptions, ShaderId, ShaderLibrary};
 
 mod bench;
 mod stages;
@@ -13,6 +13,7 @@ pub use bench::{ChainOp, Throughput};
 pub use stages::MsmStages;
 
 use crate::context::GpuContext;
+use crate::curve::Curve;
 use crate::error::MsmError;
 use crate::repr::{FieldRepr, Words};
 
@@ -86,8 +87,7 @@ impl GpuContext {
     ) -> Result<Vec<[u32; W]>, MsmError> {
         assert_eq!(a.len(), b.len(), "operand counts differ");
         let inputs = [bytemuck::cast_slice(a), bytemuck::cast_slice(b)];
-        let field = self.field_options().field;
-        let words = self.run_items(field, id, op, W, a.len(), &inputs).await?;
+        let words = self.run_items(self.curve(), id, op, W, a.len(), &inputs).await?;
         Ok(words.chunks_exact(W).map(|c| c.try_into().unwrap()).collect())
     }
 
@@ -97,7 +97,7 @@ impl GpuContext {
     /// cached one; in another it is compiled here ([`Self::pipeline_in`]).
     async fn run_items(
         &self,
-        field: BaseField,
+        group: Curve,
         id: ShaderId,
         op: u32,
         words: usize,
@@ -107,7 +107,7 @@ impl GpuContext {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let pipeline = self.pipeline_in(field, id, &[("OP", op as f64)]).await?;
+        let pipeline = self.pipeline_in(group, id, &[("OP", op as f64)]).await?;
         let mut bufs: Vec<wgpu::Buffer> = inputs.iter().map(|x| self.storage_init("in", x, false)).collect();
         bufs.push(self.storage_out("out", n * words));
         let bound: Vec<&wgpu::Buffer> = bufs.iter().collect();
@@ -124,15 +124,16 @@ impl GpuContext {
     /// field's shaders have no `ShaderId` of their own).
     async fn pipeline_in(
         &self,
-        field: BaseField,
+        group: Curve,
         id: ShaderId,
         overrides: &[(&'static str, f64)],
     ) -> Result<wgpu::ComputePipeline, MsmError> {
-        if field == self.field_options().field {
+        if group == self.curve() {
             return self.pipeline(id, "main", overrides, None).await;
         }
         let opts = FieldOptions {
-            field,
+            field: group.field(),
+            coords: group.coords(),
             ..self.field_options()
         };
         let source = ShaderLibrary::with_options(opts)?.source(id)?;
@@ -191,51 +192,47 @@ impl GpuContext {
         self.run_elementwise(ShaderId::FieldOps, op as u32, a, b).await
     }
 
-    /// [`GpuContext::field_op`] in the base field `field` (this context's
-    /// layout, code and inversion): each operand is `field`'s packed words
-    /// (12 for BLS12-381) in Montgomery form with R = 2^(W N) of that field.
+    /// [`GpuContext::field_op`] in the coordinate field of `group` (this
+    /// context's layout, code and inversion): each operand is that field's
+    /// packed words (12 for BLS12-381's Fq, 24 for its Fq2) in Montgomery
+    /// form with R = 2^(W N) of the prime field.
     pub async fn field_op_in(
         &self,
-        field: BaseField,
+        group: Curve,
         op: FieldOp,
         a: &[Vec<u32>],
         b: &[Vec<u32>],
     ) -> Result<Vec<Vec<u32>>, MsmError> {
-        let words = FieldConstants::for_field(self.field_layout(), field).words;
-        self.run_elementwise_in(field, ShaderId::FieldOps, op as u32, words, &[a, b])
+        let words = group.coord_words() as usize;
+        self.run_elementwise_in(group, ShaderId::FieldOps, op as u32, words, &[a, b])
             .await
     }
 
-    /// [`GpuContext::curve_op`] on G1 of `field`'s curve: each point is 4
-    /// coordinates of `field`'s packed words (48 words for BLS12-381).
+    /// [`GpuContext::curve_op`] on `group`: each point is 4 packed
+    /// coordinates (48 words for BLS12-381's G1, 96 for its G2).
     pub async fn curve_op_in(
         &self,
-        field: BaseField,
+        group: Curve,
         op: CurveOp,
         a: &[Vec<u32>],
         b: &[Vec<u32>],
     ) -> Result<Vec<Vec<u32>>, MsmError> {
-        let words = 4 * FieldConstants::for_field(self.field_layout(), field).words;
-        self.run_elementwise_in(field, ShaderId::CurveOps, op as u32, words, &[a, b])
+        let words = 4 * group.coord_words() as usize;
+        self.run_elementwise_in(group, ShaderId::CurveOps, op as u32, words, &[a, b])
             .await
     }
 
-    /// The scalar module of `field`'s curve on each scalar's 8 little-endian
+    /// The scalar module of `group`'s curve on each scalar's 8 little-endian
     /// words.
-    pub async fn scalar_op_in(
-        &self,
-        field: BaseField,
-        op: ScalarOp,
-        a: &[Vec<u32>],
-    ) -> Result<Vec<Vec<u32>>, MsmError> {
-        self.run_elementwise_in(field, ShaderId::ScalarOps, op as u32, 8, &[a])
+    pub async fn scalar_op_in(&self, group: Curve, op: ScalarOp, a: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, MsmError> {
+        self.run_elementwise_in(group, ShaderId::ScalarOps, op as u32, 8, &[a])
             .await
     }
 
     /// [`Self::run_items`] on operand lists of `words` words an item.
     async fn run_elementwise_in(
         &self,
-        field: BaseField,
+        group: Curve,
         id: ShaderId,
         op: u32,
         words: usize,
@@ -249,7 +246,7 @@ impl GpuContext {
         );
         let flat: Vec<Vec<u32>> = inputs.iter().map(|x| x.concat()).collect();
         let flat: Vec<&[u32]> = flat.iter().map(Vec::as_slice).collect();
-        let got = self.run_items(field, id, op, words, n, &flat).await?;
+        let got = self.run_items(group, id, op, words, n, &flat).await?;
         Ok(got.chunks_exact(words).map(<[u32]>::to_vec).collect())
     }
 

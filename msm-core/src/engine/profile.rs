@@ -225,6 +225,13 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
     (21, 31, &[("walker_tpb", "512"), ("walker_slots", "8"), ("walker_threads", "65536")]),
 ];
 
+/// G2 (Fq2 coordinates) in the 64-bit layout on a discrete GPU: the
+/// 512-thread walkers above do not fit its workgroup memory; 8 slots a
+/// thread from 2^18 (H200, BN254 G2 at 2^20: 4 slots 56.4 ms, 8 46.1, 16
+/// 51.2, 2 80.3; at 2^22 210.5 -> 166.7; BLS12-381 G2 at 2^20 132.2 ->
+/// 111.8).
+const DISCRETE_INT64_G2: &[BuiltinRange] = &[(0, 16, &[("walker_slots", "2")]), (18, 31, &[("walker_slots", "8")])];
+
 /// The portable layout (13x20) on a discrete GPU: the same large-size
 /// walker from 2^21 (H200, ABBA: 0.79x at 2^21, 0.69x at 2^22, 0.50x at
 /// 2^24; it lost at 2^20, 1.18x). Browsers pin their own knobs.
@@ -243,6 +250,7 @@ pub fn builtin_ranges(info: &wgpu::AdapterInfo, field_layout: &str, bounds: &Ada
         return Vec::new();
     }
     let table = match field_layout {
+        "32x8-int64" if bounds.curve.coords() == msm_wgsl::Coords::Fq2 => DISCRETE_INT64_G2,
         "32x8-int64" => DISCRETE_INT64,
         "13x20" => DISCRETE_PORTABLE,
         _ => return Vec::new(),
@@ -319,6 +327,16 @@ mod tests {
         assert!(builtin_ranges(&igpu, "32x8-int64", &bounds(49_152)).is_empty());
         let cpu = info("llvmpipe (LLVM 15.0.6, 256 bits)", wgpu::DeviceType::Cpu);
         assert!(builtin_ranges(&cpu, "32x8-int64", &bounds(49_152)).is_empty());
+        // G2's own table: 8 slots from 2^18, no 512-thread walkers
+        let g2 = AdapterBounds {
+            curve: crate::curve::Curve::Bls12_381G2,
+            ..bounds(49_152)
+        };
+        let ranges = builtin_ranges(&gpu, "32x8-int64", &g2);
+        for logn in [18, 20, 22] {
+            let c = config_in_ranges(&ranges, 1 << logn);
+            assert_eq!((c.walker_tpb, c.walker_slots), (256, 8), "2^{logn}");
+        }
     }
 
     /// Under WebGPU's default limits the ranges with 512-thread walkers (a

@@ -1,6 +1,9 @@
 //! Shared test support: one GPU context per field layout, seeded inputs, edge values.
 #![allow(dead_code)]
 
+pub mod groups;
+pub mod msms;
+
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -38,6 +41,22 @@ pub fn ctx_with(layout: FieldLayout, inversion: Option<Inversion>) -> Option<&'s
             Err(e) => panic!("no GPU context: {e}"),
         }
     })
+}
+
+/// Asks lavapipe (llvmpipe's LLVM) to skip its optimisation passes, for
+/// test binaries whose wide-coordinate shaders (G2's Fq2) otherwise compile
+/// for minutes each: BN254 G2's pipelines 530 s -> 84 s with their MSMs
+/// (cold shader cache), the code as exact, the small test MSMs slower. Call
+/// it first in every test of such a binary: Mesa reads the variable once,
+/// when the first context starts, and every test waits here until it is
+/// set. Other drivers ignore it; a value the caller set is kept.
+pub fn fast_lavapipe_compile() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("GALLIVM_PERF").is_none() {
+            std::env::set_var("GALLIVM_PERF", "nopt");
+        }
+    });
 }
 
 pub fn rng(seed: u64) -> ChaCha20Rng {

@@ -1,0 +1,110 @@
+//! MSM checks of any group against arkworks, on a context of that group:
+//! shared by the BLS12-381 G1 test and the G2 tests.
+
+use ark_ec::short_weierstrass::{Affine, Projective};
+use ark_ec::{CurveConfig, VariableBaseMSM};
+use ark_ff::{BigInteger, PrimeField};
+use msm_core::sample::{adversarial_of, inputs_of};
+use msm_core::{ContextOptions, Curve, GpuContext, GpuCurve, MsmConfig, ReduceOn, Scalars};
+
+type Fr<C> = <C as CurveConfig>::ScalarField;
+
+/// A context of `curve` in the adapter's default layout (its pipelines
+/// compile once per context: keep one per test binary). Lavapipe compiles
+/// a pipeline inside the first submit that uses it, for minutes with wide
+/// coordinates and a cold shader cache: the wait allows half an hour.
+pub fn context_of(curve: Curve) -> GpuContext {
+    let ctx = GpuContext::new_blocking(&ContextOptions {
+        curve,
+        gpu_timeout: Some(std::time::Duration::from_secs(1800)),
+        ..Default::default()
+    })
+    .unwrap_or_else(|e| panic!("a {curve} context: {e}"));
+    assert_eq!(ctx.curve(), curve);
+    ctx
+}
+
+pub fn reference<C: GpuCurve>(bases: &[Affine<C>], scalars: &[Fr<C>]) -> Projective<C> {
+    Projective::<C>::msm(&bases[..scalars.len()], scalars).unwrap()
+}
+
+/// Seeded inputs of `sizes`, then scalars near r as field elements and as
+/// integers >= r (any 256-bit value reduces mod r on the GPU).
+pub fn check_sizes_and_scalars_near_r<C: GpuCurve>(ctx: &GpuContext, sizes: &[usize]) {
+    let curve = C::CURVE;
+    for (i, &n) in sizes.iter().enumerate() {
+        let (bases, scalars) = inputs_of::<C>(n, 40 + i as u64);
+        let b = ctx.upload_bases_blocking(&bases).unwrap();
+        let run = ctx.msm_blocking_with(&b, &scalars, &ctx.config_for(n)).unwrap();
+        let plan = run.plan.unwrap();
+        assert!(plan.windows * plan.c > curve.scalar_bits(), "{curve} n = {n}: {plan:?}");
+        assert_eq!(run.result, reference(&bases, &scalars), "{curve} n = {n}");
+    }
+    let (bases, _) = inputs_of::<C>(64, 9);
+    let b = ctx.upload_bases_blocking(&bases).unwrap();
+    let near: Vec<Fr<C>> = (1..=64u64).map(|k| -Fr::<C>::from(k)).collect();
+    assert_eq!(
+        ctx.msm_blocking(&b, &near).unwrap(),
+        reference(&bases, &near),
+        "{curve}"
+    );
+    let mut big: Vec<ark_ff::BigInt<4>> = near.iter().map(|s| s.into_bigint()).collect();
+    for (k, v) in big.iter_mut().enumerate().step_by(3) {
+        // v + r < 2^256: the same scalar mod r
+        v.add_with_carry(&Fr::<C>::MODULUS);
+        assert!(v.num_bits() <= 256, "{k}");
+    }
+    let config = ctx.config_for(64);
+    let run = pollster::block_on(ctx.msm_scalars_with(&b, Scalars::Canonical(&big), &config)).unwrap();
+    assert_eq!(run.result, reference(&bases, &near), "{curve} integers >= r");
+}
+
+/// Every adversarial class of `msm_core::sample` at `n` points.
+pub fn check_adversarial<C: GpuCurve>(ctx: &GpuContext, n: usize) {
+    for (name, bases, scalars) in adversarial_of::<C>(n, 5) {
+        let b = ctx.upload_bases_blocking(&bases).unwrap();
+        let got = ctx.msm_blocking(&b, &scalars).unwrap();
+        assert_eq!(got, reference(&bases, &scalars), "{} {name}", C::CURVE);
+    }
+}
+
+/// A batch with a prefix vector, equal vectors (joint jobs), the host
+/// reduce, base parts of 300 points, and (given `table_c`) a table of
+/// shifted bases of that width with a prefix through it.
+pub fn check_batches_tables_and_host_reduce<C: GpuCurve>(ctx: &GpuContext, n: usize, table_c: Option<u32>) {
+    let curve = C::CURVE;
+    let (bases, scalars) = inputs_of::<C>(n, 77);
+    let mut b = ctx.upload_bases_blocking(&bases).unwrap();
+    let short = &scalars[..n / 3];
+    let got = ctx.msm_batch_blocking(&b, &[&scalars, short]).unwrap();
+    assert_eq!(
+        got,
+        vec![reference(&bases, &scalars), reference(&bases, short)],
+        "{curve}"
+    );
+    let quarters: Vec<&[Fr<C>]> = scalars.chunks(n / 4).collect();
+    let got = ctx.msm_batch_blocking(&b, &quarters).unwrap();
+    let want: Vec<Projective<C>> = quarters.iter().map(|v| reference(&bases, v)).collect();
+    assert_eq!(got, want, "{curve} joint");
+    let host = MsmConfig {
+        reduce: ReduceOn::Host,
+        ..ctx.config_for(n)
+    };
+    let run = ctx.msm_blocking_with(&b, &scalars, &host).unwrap();
+    assert_eq!(run.result, reference(&bases, &scalars), "{curve} host reduce");
+    let parts = ctx.upload_bases_in_parts(&bases, 300);
+    assert_eq!(parts.parts(), n.div_ceil(300));
+    let got = ctx.msm_blocking(&parts, &scalars).unwrap();
+    assert_eq!(got, reference(&bases, &scalars), "{curve} parts");
+    let Some(table_c) = table_c else { return };
+    ctx.build_table_blocking(&mut b, Some(table_c)).unwrap();
+    let table = MsmConfig {
+        bases_table: true,
+        ..ctx.config_for(n)
+    };
+    let run = ctx.msm_blocking_with(&b, &scalars, &table).unwrap();
+    assert!(run.plan.unwrap().table);
+    assert_eq!(run.result, reference(&bases, &scalars), "{curve} table");
+    let got = pollster::block_on(ctx.msm_batch_with(&b, &[Scalars::of::<C>(short)], &table)).unwrap();
+    assert_eq!(got.results, vec![reference(&bases, short)], "{curve} table prefix");
+}
