@@ -1,11 +1,12 @@
-//! A Groth16 prover over BN254 or BLS12-381 whose G1 multi-scalar
-//! multiplications run on the GPU: the library's client as a real prover
-//! uses it.
+//! A Groth16 prover over BN254 or BLS12-381 whose multi-scalar
+//! multiplications all run on the GPU (G2's too, or G2's on the CPU with
+//! arkworks): the library's client as a real prover uses it.
 //!
 //! The witness reduction is ark-groth16's (`LibsnarkReduction`), so given the
 //! same randomness r and s the proof must equal ark-groth16's bit for bit.
-//! The proving key's four G1 queries stay resident on the GPU across proofs;
-//! the G2 query runs on the CPU with arkworks, beside the GPU's work.
+//! The proving key's queries stay resident on the GPU across proofs. A, B
+//! and C's L term need only the assignment: they run on the GPU while the
+//! CPU computes h (the reduction's FFTs); then C's H term.
 
 use std::error::Error;
 use std::time::Instant;
@@ -17,53 +18,77 @@ use ark_ff::PrimeField;
 use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_groth16::{Proof, ProvingKey};
 use ark_poly::GeneralEvaluationDomain;
-use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystem, OptimizationGoal, SynthesisError, SynthesisMode};
+use ark_relations::gr1cs::{
+    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, OptimizationGoal, SynthesisError, SynthesisMode,
+};
 use msm_core::{Bases, GpuContext, GpuCurve, MsmError};
 
-/// A pairing whose G1 the GPU runs: `G` is its G1 config
-/// (`ark_bn254::Bn254` with `msm_core::Bn254`, `ark_bls12_381::Bls12_381`
-/// with `msm_core::Bls12_381`).
-pub trait GpuPairing<G: GpuCurve>:
-    Pairing<G1 = Projective<G>, G1Affine = Affine<G>, ScalarField = <G as ark_ec::CurveConfig>::ScalarField>
+type Fr<G> = <G as ark_ec::CurveConfig>::ScalarField;
+
+/// A pairing whose groups the GPU runs: `G` is its G1 config and `G2` its
+/// G2 config (`ark_bn254::Bn254` with `ark_bn254::g1::Config` and
+/// `ark_bn254::g2::Config`; the same for `ark_bls12_381::Bls12_381`).
+pub trait GpuPairing<G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>>:
+    Pairing<G1 = Projective<G>, G1Affine = Affine<G>, G2 = Projective<G2>, G2Affine = Affine<G2>, ScalarField = Fr<G>>
 {
 }
 
-impl<E, G: GpuCurve> GpuPairing<G> for E where
-    E: Pairing<G1 = Projective<G>, G1Affine = Affine<G>, ScalarField = <G as ark_ec::CurveConfig>::ScalarField>
+impl<E, G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>> GpuPairing<G, G2> for E where
+    E: Pairing<
+        G1 = Projective<G>,
+        G1Affine = Affine<G>,
+        G2 = Projective<G2>,
+        G2Affine = Affine<G2>,
+        ScalarField = Fr<G>,
+    >
 {
 }
 
 /// Where one proof's time went (wall clock, ms).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ProofTimes {
-    /// Synthesis of the constraint system and the witness reduction to h.
-    pub witness_ms: f64,
-    /// The four G1 MSMs on the GPU, back to back.
-    pub gpu_msm_ms: f64,
-    /// The G2 MSM on the CPU (runs while the GPU works).
-    pub g2_cpu_ms: f64,
+    /// Synthesis of the constraint system (witness generation).
+    pub synthesis_ms: f64,
+    /// The reduction to h (the FFTs, on the CPU), beside the MSMs below.
+    pub fft_ms: f64,
+    /// A, B and L in G1 on the GPU, from the end of synthesis.
+    pub g1_msm_ms: f64,
+    /// B in G2 (GPU or CPU), from the end of synthesis.
+    pub g2_msm_ms: f64,
+    /// From h to the end of C's H term (waiting for A, B, L included).
+    pub h_msm_ms: f64,
     /// The whole proof.
     pub total_ms: f64,
 }
 
-/// A proving key with its G1 queries uploaded once.
-pub struct GpuProvingKey<'a, E: GpuPairing<G>, G: GpuCurve> {
+/// The GPU contexts a proof runs on: one per group (G2's absent: G2 on
+/// the CPU).
+pub struct Contexts<'c> {
+    pub g1: &'c GpuContext,
+    pub g2: Option<&'c GpuContext>,
+}
+
+/// A proving key with its queries uploaded once.
+pub struct GpuProvingKey<'a, E: GpuPairing<G, G2>, G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>> {
     pk: &'a ProvingKey<E>,
     a: Bases<G>,
     b_g1: Bases<G>,
     h: Bases<G>,
     l: Bases<G>,
+    b_g2: Option<Bases<G2>>,
 }
 
-impl<'a, E: GpuPairing<G>, G: GpuCurve> GpuProvingKey<'a, E, G> {
-    /// Uploads `pk`'s A, B (G1), H and L queries.
-    pub fn new(ctx: &GpuContext, pk: &'a ProvingKey<E>) -> Result<Self, MsmError> {
+impl<'a, E: GpuPairing<G, G2>, G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>> GpuProvingKey<'a, E, G, G2> {
+    /// Uploads `pk`'s A, B (G1), H and L queries, and its B (G2) query where
+    /// a G2 context is given.
+    pub fn new(ctxs: &Contexts<'_>, pk: &'a ProvingKey<E>) -> Result<Self, MsmError> {
         Ok(GpuProvingKey {
             pk,
-            a: ctx.upload_bases_blocking(&pk.a_query)?,
-            b_g1: ctx.upload_bases_blocking(&pk.b_g1_query)?,
-            h: ctx.upload_bases_blocking(&pk.h_query)?,
-            l: ctx.upload_bases_blocking(&pk.l_query)?,
+            a: ctxs.g1.upload_bases_blocking(&pk.a_query)?,
+            b_g1: ctxs.g1.upload_bases_blocking(&pk.b_g1_query)?,
+            h: ctxs.g1.upload_bases_blocking(&pk.h_query)?,
+            l: ctxs.g1.upload_bases_blocking(&pk.l_query)?,
+            b_g2: ctxs.g2.map(|c| c.upload_bases_blocking(&pk.b_g2_query)).transpose()?,
         })
     }
 
@@ -71,41 +96,53 @@ impl<'a, E: GpuPairing<G>, G: GpuCurve> GpuProvingKey<'a, E, G> {
     /// from its RNG; here they are given so the two provers can be compared).
     pub fn prove<C: ConstraintSynthesizer<E::ScalarField>>(
         &self,
-        ctx: &GpuContext,
+        ctxs: &Contexts<'_>,
         circuit: C,
         r: E::ScalarField,
         s: E::ScalarField,
     ) -> Result<(Proof<E>, ProofTimes), Box<dyn Error>> {
         let start = Instant::now();
-        let Witness {
-            h,
-            assignment,
-            num_inputs,
-        } = witness(circuit)?;
-        let witness_ms = ms(start);
+        let (cs, assignment, num_inputs) = synthesize(circuit)?;
+        let synthesis_ms = ms(start);
+        let synthesized = Instant::now();
 
-        let pk = self.pk;
-        let (g1, g2) = std::thread::scope(|scope| {
+        let (pk, ctx) = (self.pk, ctxs.g1);
+        let assignment = &assignment;
+        let (g1, g2, h, fft_ms) = std::thread::scope(|scope| {
+            // A, B and L need only the assignment: the GPU runs them while
+            // this thread computes h.
+            let g1 = scope.spawn(|| {
+                let abl = (|| -> Result<_, MsmError> {
+                    let a = ctx.msm_blocking(&self.a, assignment)?;
+                    let b = ctx.msm_blocking(&self.b_g1, assignment)?;
+                    let l = ctx.msm_blocking(&self.l, &assignment[num_inputs..])?;
+                    Ok((a, b, l))
+                })();
+                (abl, ms(synthesized))
+            });
             // B in G2 over the whole assignment (its first entry is the constant 1).
             let g2 = scope.spawn(|| {
-                let t = Instant::now();
-                let b = E::G2::msm(&pk.b_g2_query, &assignment).map_err(|n| format!("B2 query length {n}"));
-                (b, ms(t))
+                let b: Result<Projective<G2>, Box<dyn Error + Send + Sync>> = match (ctxs.g2, &self.b_g2) {
+                    (Some(c2), Some(bases)) => c2.msm_blocking(bases, assignment).map_err(Into::into),
+                    _ => Projective::<G2>::msm(&pk.b_g2_query, assignment)
+                        .map_err(|n| format!("B2 query length {n}").into()),
+                };
+                (b, ms(synthesized))
             });
             let t = Instant::now();
-            let g1 = (|| -> Result<_, msm_core::MsmError> {
-                let a = ctx.msm_blocking(&self.a, &assignment)?;
-                let b = ctx.msm_blocking(&self.b_g1, &assignment)?;
-                // h has one coefficient more than the H query (it is zero): a
-                // prefix MSM over the resident query.
-                let h = ctx.msm_blocking(&self.h, &h[..pk.h_query.len()])?;
-                let l = ctx.msm_blocking(&self.l, &assignment[num_inputs..])?;
-                Ok((a, b, h, l))
-            })();
-            (g1.map(|g| (g, ms(t))), g2.join().expect("G2 MSM thread panicked"))
+            let h = LibsnarkReduction::witness_map::<E::ScalarField, GeneralEvaluationDomain<E::ScalarField>>(cs);
+            let fft_ms = ms(t);
+            let g1 = g1.join().expect("G1 MSM thread panicked");
+            let g2 = g2.join().expect("G2 MSM thread panicked");
+            (g1, g2, h, fft_ms)
         });
-        let ((a_acc, b_acc, h_acc, l_acc), gpu_msm_ms) = g1?;
-        let (b2_acc, g2_cpu_ms) = (g2.0?, g2.1);
+        let h = h?;
+        // h has one coefficient more than the H query (it is zero): a prefix
+        // MSM over the resident query.
+        let h_acc = ctx.msm_blocking(&self.h, &h[..pk.h_query.len()])?;
+        let ((a_acc, b_acc, l_acc), g1_msm_ms) = (g1.0?, g1.1);
+        let (b2_acc, g2_msm_ms) = (g2.0.map_err(|e| e.to_string())?, g2.1);
+        let h_msm_ms = ms(synthesized) - fft_ms;
 
         // A = alpha + sum a_i(x) + r delta, B = beta + sum b_i(x) + s delta,
         // C = s A + r B - r s delta + sum h_i H_i + sum l_i L_i.
@@ -120,27 +157,24 @@ impl<'a, E: GpuPairing<G>, G: GpuCurve> GpuProvingKey<'a, E, G> {
             c: c.into_affine(),
         };
         let times = ProofTimes {
-            witness_ms,
-            gpu_msm_ms,
-            g2_cpu_ms,
+            synthesis_ms,
+            fft_ms,
+            g1_msm_ms,
+            g2_msm_ms,
+            h_msm_ms,
             total_ms: ms(start),
         };
         Ok((proof, times))
     }
 }
 
-/// What the MSMs take from the circuit.
-struct Witness<F> {
-    /// The coefficients of h, from ark-groth16's reduction.
-    h: Vec<F>,
-    /// 1, the public inputs, the private witnesses.
-    assignment: Vec<F>,
-    /// Instance variables, the constant 1 included.
-    num_inputs: usize,
-}
-
-/// Synthesises `circuit` and reduces its witness as ark-groth16's prover does.
-fn witness<F: PrimeField, C: ConstraintSynthesizer<F>>(circuit: C) -> Result<Witness<F>, Box<dyn Error>> {
+/// Synthesises `circuit` as ark-groth16's prover does: the constraint
+/// system (for the reduction), the assignment (1, the public inputs, the
+/// private witnesses) and the count of instance variables (1 included).
+#[allow(clippy::type_complexity)]
+fn synthesize<F: PrimeField, C: ConstraintSynthesizer<F>>(
+    circuit: C,
+) -> Result<(ConstraintSystemRef<F>, Vec<F>, usize), Box<dyn Error>> {
     let cs = ConstraintSystem::new_ref();
     cs.set_optimization_goal(OptimizationGoal::Constraints);
     cs.set_mode(SynthesisMode::Prove {
@@ -152,15 +186,12 @@ fn witness<F: PrimeField, C: ConstraintSynthesizer<F>>(circuit: C) -> Result<Wit
     // No `is_satisfied` here: ark-groth16 checks it in debug builds only, and
     // it costs as much as the rest of the reduction; an unsatisfied witness
     // gives a proof that does not verify.
-    let h = LibsnarkReduction::witness_map::<F, GeneralEvaluationDomain<F>>(cs.clone())?;
     let num_inputs = cs.num_instance_variables();
-    let inner = cs.borrow().ok_or(SynthesisError::MissingCS)?;
-    let assignment = [inner.instance_assignment()?, inner.witness_assignment()?].concat();
-    Ok(Witness {
-        h,
-        assignment,
-        num_inputs,
-    })
+    let assignment = {
+        let inner = cs.borrow().ok_or(SynthesisError::MissingCS)?;
+        [inner.instance_assignment()?, inner.witness_assignment()?].concat()
+    };
+    Ok((cs, assignment, num_inputs))
 }
 
 fn ms(since: Instant) -> f64 {
