@@ -146,3 +146,46 @@ fn short_soak_matches_arkworks() {
     assert_eq!((count("mismatches"), count("errors")), (0, 0));
     assert!(count("ok") >= 10, "most drawn knob sets run: {summary}");
 }
+
+/// `--group g2` files are G2 points: `gen` writes them, `msm` without
+/// `--group g2` refuses them with a message naming the file; commands that
+/// run BN254 G1 alone, and an unknown group, are refused before any GPU
+/// work.
+#[test]
+fn g2_files_and_groups_are_checked() {
+    let dir = temp_dir("g2");
+    let out = cli(&["gen", "--logn", "4", "--group", "g2", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "gen: {}", String::from_utf8_lossy(&out.stderr));
+    let points: Vec<ark_bn254::G2Affine> = read(&dir.join("bases.bin"));
+    assert_eq!(points.len(), 16);
+    assert!(points
+        .iter()
+        .all(|p| p.is_on_curve() && p.is_in_correct_subgroup_assuming_on_curve()));
+    let (bases, scalars) = (dir.join("bases.bin"), dir.join("scalars.bin"));
+    let out = cli(&[
+        "msm",
+        "--bases",
+        bases.to_str().unwrap(),
+        "--scalars",
+        scalars.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && !stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains("bases.bin"),
+        "the message should name the file: {stderr}"
+    );
+    for args in [&["sweep", "--group", "g2"][..], &["bench", "--group", "g3"]] {
+        let out = cli(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains("--group") || stderr.contains("BN254 G1 only"),
+            "{args:?}: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
