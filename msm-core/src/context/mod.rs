@@ -314,13 +314,7 @@ impl GpuContext {
             Some(p) => p.config_for(n),
             None => profile::config_in_ranges(&self.builtin_ranges, n),
         };
-        // G2's Fq2 coordinates (64 or 96 bytes) outgrow the workgroup
-        // memory the defaults were sized for: halve the walker's workgroup
-        // until its inversion tree fits
-        let bounds = self.bounds();
-        while base.walker_tpb > 32 && base.check_walker_fits(&bounds).is_err() {
-            base.walker_tpb /= 2;
-        }
+        base.fit_walker_threads(&self.bounds());
         self.knobs.over(&base)
     }
 

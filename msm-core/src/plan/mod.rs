@@ -263,6 +263,15 @@ impl MsmConfig {
         Ok(plan)
     }
 
+    /// Halves the walker's threads a workgroup (down to 32) until its
+    /// inversion tree fits the adapter's workgroup memory: G2's Fq2
+    /// coordinates (64 or 96 bytes) outgrow what the defaults were sized for.
+    pub(crate) fn fit_walker_threads(&mut self, bounds: &AdapterBounds) {
+        while self.walker_tpb > 32 && self.check_walker_fits(bounds).is_err() {
+            self.walker_tpb /= 2;
+        }
+    }
+
     /// The walker's workgroup fits the adapter: its size and its workgroup
     /// memory (the inversion tree, and pref_scratch where it lives there).
     pub(crate) fn check_walker_fits(&self, bounds: &AdapterBounds) -> Result<(), MsmError> {
@@ -395,6 +404,25 @@ mod tests {
         }
     }
 
+
+    /// Wide coordinates halve the defaults' walker until its tree fits
+    /// (lavapipe's 32 KiB); G1's defaults stay as they are.
+    #[test]
+    fn walker_threads_fit_wide_coordinates() {
+        let mut g1 = MsmConfig::default();
+        g1.fit_walker_threads(&bounds());
+        assert_eq!(g1, MsmConfig::default());
+        // BN254 G2's 64-byte tree at 256 threads just fits 32 KiB; BLS12-381
+        // G2's 96-byte one needs 128 threads
+        for (curve, tpb) in [(Curve::Bn254G2, 256), (Curve::Bls12_381G2, 128)] {
+            let b = AdapterBounds { curve, ..bounds() };
+            let mut c = MsmConfig::default();
+            assert_eq!(c.check_walker_fits(&b).is_err(), tpb < 256, "{curve}");
+            c.fit_walker_threads(&b);
+            assert_eq!(c.walker_tpb, tpb, "{curve}");
+            c.check_walker_fits(&b).unwrap();
+        }
+    }
 
     #[test]
     fn defaults_plan() {
