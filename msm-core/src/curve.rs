@@ -125,6 +125,17 @@ impl Curve {
         2 * self.coord_bytes() + 16
     }
 
+    /// Bytes of one point in caller memory, x then y: arkworks'
+    /// uncompressed encoding and the raw format alike (64 for BN254's G1, 96
+    /// for BLS12-381's, 128 and 192 for the G2s).
+    pub const fn point_bytes(self) -> usize {
+        let base = match self.field() {
+            BaseField::Bn254 => 32,
+            BaseField::Bls12_381 => 48,
+        };
+        2 * base * self.coords().degree()
+    }
+
     /// GPU bytes of one resident point: x and y planes and its identity flag.
     pub const fn base_bytes(self) -> u64 {
         2 * self.coord_bytes() + 4

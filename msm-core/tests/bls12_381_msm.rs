@@ -36,6 +36,12 @@ fn bls12_381_batches_tables_and_host_reduce() {
     msms::check_batches_tables_and_host_reduce::<Bls>(bls_ctx(), 2048, Some(11));
 }
 
+/// BLS12-381's encodings (arkworks' big-endian zcash one, raw).
+#[test]
+fn bls12_381_bases_from_bytes() {
+    msms::check_bases_from_bytes::<Bls>(bls_ctx(), 300);
+}
+
 #[test]
 fn another_curves_inputs_are_refused() {
     let ctx = bls_ctx();

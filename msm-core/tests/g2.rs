@@ -140,6 +140,7 @@ fn bn254_g2_msms_are_exact() {
     msms::check_sizes_and_scalars_near_r::<Bn254G2>(ctx, &[1, 2, 3, 100, 1000]);
     msms::check_adversarial::<Bn254G2>(ctx, 100);
     msms::check_batches_tables_and_host_reduce::<Bn254G2>(ctx, 1024, None);
+    msms::check_bases_from_bytes::<Bn254G2>(ctx, 200);
 }
 
 /// BN254 G2's table, and everything on BLS12-381's G2: lavapipe compiles
@@ -156,9 +157,10 @@ fn g2_tables_and_bls12_381_g2() {
     msms::check_sizes_and_scalars_near_r::<Bls12_381G2>(ctx, &[1, 2, 3, 100, 1000]);
     msms::check_adversarial::<Bls12_381G2>(ctx, 100);
     msms::check_batches_tables_and_host_reduce::<Bls12_381G2>(ctx, 1024, Some(11));
+    msms::check_bases_from_bytes::<Bls12_381G2>(ctx, 200);
 }
 
-/// A G2 context refuses G1 points and BN254 G1's byte decoder; a G1 context
+/// A G2 context refuses G1 points and G1 bytes; a G1 context
 /// refuses G2 points.
 #[test]
 fn g1_and_g2_inputs_are_refused_across() {
@@ -169,9 +171,10 @@ fn g1_and_g2_inputs_are_refused_across() {
     let e = ctx.upload_bases_blocking(&g1).unwrap_err();
     assert!(wrong(&e) && e.to_string().contains("bn254-g2"), "{e}");
     let bytes = vec![0u8; 64 * 8];
-    let e =
-        pollster::block_on(ctx.upload_bases_bytes(msm_core::HostBytes::slice(&bytes), msm_core::BaseFormat::default()))
-            .unwrap_err();
+    let e = pollster::block_on(
+        ctx.upload_bases_bytes::<msm_core::Bn254>(msm_core::HostBytes::slice(&bytes), msm_core::BaseFormat::default()),
+    )
+    .unwrap_err();
     assert!(wrong(&e), "{e}");
     let (g2, _) = inputs_of::<Bn254G2>(8, 1);
     let g1_ctx = ctx_any_g1();

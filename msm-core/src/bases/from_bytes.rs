@@ -1,19 +1,24 @@
 //! Resident bases from the caller's bytes (beside `msm-wgsl/shaders/bases.wgsl`):
-//! the bytes go to the GPU as they are (on the web straight from a JS
+//! BN254 G1's bytes go to the GPU as they are (on the web straight from a JS
 //! `Uint8Array`) and the bases kernel converts and checks every point there,
 //! so the host does no per-point work. One word comes back: the first bad
-//! point, which the CPU twin ([`crate::cpu::bases`]) then explains.
+//! point, which the CPU twin ([`crate::cpu::bases`]) then explains. Other
+//! groups' encodings (BLS12-381's big-endian zcash one, Fq2 coordinates)
+//! are decoded by that twin on the host, a few thousand points at a time.
 
 use bytemuck::{Pod, Zeroable};
 use msm_wgsl::ShaderId;
 
+use ark_ec::short_weierstrass::Affine;
+
 use super::{BasePart, Bases};
 use crate::context::GpuContext;
-use crate::cpu::bases::{decode_base, BaseFormat};
+use crate::cpu::bases::{decode_base, decode_point, BaseFormat};
+use crate::curve::{Curve, GpuCurve};
 use crate::error::MsmError;
 use crate::host_bytes::HostBytes;
 
-/// Bytes of one point in caller memory.
+/// Bytes of one BN254 G1 point in caller memory.
 pub const POINT_BYTES: usize = 64;
 /// Points per workgroup of `convert` (override `WG`).
 const WG: u32 = 64;
@@ -29,13 +34,21 @@ struct BasesParams {
 }
 
 impl GpuContext {
-    /// Uploads bases given as bytes (64 a point, in `format`) and converts
-    /// and checks them on the GPU. Fails with [`MsmError::InvalidBase`]
-    /// naming the first point that is not canonical, not on the curve or
-    /// not in the format's one encoding; with [`MsmError::OutOfMemory`] or
-    /// [`MsmError::DeviceLost`] as [`GpuContext::upload_bases`] does. BN254
-    /// contexts only ([`MsmError::WrongCurve`] elsewhere).
-    pub async fn upload_bases_bytes(&self, bytes: HostBytes<'_>, format: BaseFormat) -> Result<Bases, MsmError> {
+    /// Uploads bases of the group `C` given as bytes
+    /// ([`Curve::point_bytes`] a point, in `format`). BN254's G1 points are
+    /// converted and checked on the GPU; other groups' are decoded by the
+    /// CPU twin ([`crate::cpu::bases::decode_point`]) and uploaded as
+    /// [`GpuContext::upload_bases`] does. Fails with
+    /// [`MsmError::InvalidBase`] naming the first point that is not
+    /// canonical, not on the curve or not in the format's one encoding
+    /// (subgroup membership is the caller's); with [`MsmError::WrongCurve`]
+    /// when the context runs another group; with [`MsmError::OutOfMemory`]
+    /// or [`MsmError::DeviceLost`] as [`GpuContext::upload_bases`] does.
+    pub async fn upload_bases_bytes<C: GpuCurve>(
+        &self,
+        bytes: HostBytes<'_>,
+        format: BaseFormat,
+    ) -> Result<Bases<C>, MsmError> {
         self.upload_bases_bytes_with(bytes, format, usize::MAX, usize::MAX)
             .await
     }
@@ -44,22 +57,26 @@ impl GpuContext {
         /// [`GpuContext::upload_bases_bytes`] with at most `part_points` points a
         /// part and `dispatch_points` a conversion dispatch (each clamped to what
         /// one binding holds): small values exercise the splits on small inputs.
-        async fn upload_bases_bytes_with(
+        async fn upload_bases_bytes_with<C: GpuCurve>(
             &self,
             bytes: HostBytes<'_>,
             format: BaseFormat,
             part_points: usize,
             dispatch_points: usize,
-        ) -> Result<Bases, MsmError> {
-            if !bytes.len().is_multiple_of(POINT_BYTES) {
+        ) -> Result<Bases<C>, MsmError> {
+            let size = C::CURVE.point_bytes();
+            if !bytes.len().is_multiple_of(size) {
                 return Err(MsmError::InvalidInput(format!(
-                    "{} bytes of bases is not a whole number of {POINT_BYTES}-byte points",
-                    bytes.len()
+                    "{} bytes of bases is not a whole number of {size}-byte {} points",
+                    bytes.len(),
+                    C::CURVE
                 )));
             }
-            // BN254's encodings only so far (BLS12-381's arkworks encoding is
-            // big-endian with flags in x: not decoded on the GPU yet)
-            self.check_curve(crate::curve::Curve::Bn254G1)?;
+            self.check_curve(C::CURVE)?;
+            if C::CURVE != Curve::Bn254G1 {
+                let points = decode_points::<C>(bytes, format)?;
+                return self.upload_bases(&points).await;
+            }
             let n = bytes.len() / POINT_BYTES;
             self.check_lost()?;
             self.check_bases_fit(n)?;
@@ -169,4 +186,25 @@ impl GpuContext {
             }
         }
     }
+}
+
+/// Points of `C` decoded on the host from `bytes` (whole points), a few
+/// thousand at a time so that bytes in JS memory are copied in pieces.
+fn decode_points<C: GpuCurve>(bytes: HostBytes<'_>, format: BaseFormat) -> Result<Vec<Affine<C>>, MsmError> {
+    const PIECE: usize = 4096;
+    let size = C::CURVE.point_bytes();
+    let n = bytes.len() / size;
+    let mut points = Vec::with_capacity(n);
+    for first in (0..n).step_by(PIECE) {
+        let end = (first + PIECE).min(n);
+        let piece = bytes.read(first * size..end * size);
+        for (i, b) in piece.chunks_exact(size).enumerate() {
+            let p = decode_point::<C>(b, format).map_err(|defect| MsmError::InvalidBase {
+                index: first + i,
+                defect,
+            })?;
+            points.push(p.unwrap_or_default());
+        }
+    }
+    Ok(points)
 }

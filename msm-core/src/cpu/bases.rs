@@ -4,11 +4,16 @@
 //! asks this twin why.
 
 use ark_bn254::{Fq, G1Affine};
+use ark_ec::short_weierstrass::Affine;
 use ark_ec::AffineRepr;
-use ark_ff::{BigInt, Field, PrimeField};
+use ark_ff::{BigInt, BigInteger, Field, PrimeField};
+use ark_serialize::CanonicalSerialize;
+use msm_wgsl::BaseField;
 
-/// How base points are written in caller bytes (64 bytes a point, x then y,
-/// 32 little-endian bytes each).
+use crate::curve::GpuCurve;
+
+/// How base points are written in caller bytes ([`crate::Curve::point_bytes`]
+/// a point, x then y; for BN254's G1 64 bytes, 32 little-endian a coordinate).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BaseFormat {
     /// arkworks' uncompressed encoding (`serialize_uncompressed`): flags in
@@ -36,7 +41,7 @@ pub enum BaseDefect {
     Flags,
     /// A coordinate is not below the field modulus p.
     NotCanonical,
-    /// (x, y) is not on y^2 = x^3 + 3.
+    /// (x, y) is not on the curve (y^2 = x^3 + b).
     NotOnCurve,
     /// The sign flag disagrees with y (not the encoding arkworks writes).
     SignFlag,
@@ -47,7 +52,7 @@ impl std::fmt::Display for BaseDefect {
         f.write_str(match self {
             BaseDefect::Flags => "its flag bits are not an encoding arkworks writes",
             BaseDefect::NotCanonical => "a coordinate is not below the field modulus p",
-            BaseDefect::NotOnCurve => "it is not on the BN254 curve",
+            BaseDefect::NotOnCurve => "it is not on the curve",
             BaseDefect::SignFlag => "its sign flag disagrees with y (not an encoding arkworks writes)",
         })
     }
@@ -98,6 +103,93 @@ pub fn decode_base(bytes: &[u8; 64], format: BaseFormat) -> Result<Option<G1Affi
     Ok(Some(p))
 }
 
+/// One point of any group from its bytes ([`crate::Curve::point_bytes`]
+/// of them), `None` for the identity; for BN254's G1 the same answer as
+/// [`decode_base`], the GPU kernel's twin. The arkworks format is the
+/// group's `serialize_uncompressed`: BN254's little-endian coordinates with
+/// the sign and identity flags in the last byte, BLS12-381's big-endian
+/// (zcash) ones with the compression, identity and sort flags in the first
+/// byte and Fq2's c1 before c0. Raw: every coordinate's base-field elements
+/// little-endian, c0 first; all zero bytes are the identity. Only the one
+/// encoding arkworks writes passes; subgroup membership is not checked.
+pub fn decode_point<C: GpuCurve>(bytes: &[u8], format: BaseFormat) -> Result<Option<Affine<C>>, BaseDefect> {
+    let curve = C::CURVE;
+    assert_eq!(bytes.len(), curve.point_bytes(), "one {curve} point");
+    let zcash = format == BaseFormat::Arkworks && curve.field() == BaseField::Bls12_381;
+    let mut body = bytes.to_vec();
+    let flag_byte = match format {
+        BaseFormat::Raw => None,
+        BaseFormat::Arkworks if zcash => Some(0),
+        BaseFormat::Arkworks => Some(body.len() - 1),
+    };
+    // BN254: 0x80 y negative, 0x40 identity; BLS12-381: 0x80 compressed,
+    // 0x40 identity, 0x20 sort (the top three bits of x's first byte).
+    let mask = if zcash { 0xe0 } else { FLAG_Y_NEGATIVE | FLAG_INFINITY };
+    let flags = flag_byte.map_or(0, |i| {
+        let f = body[i] & mask;
+        body[i] &= !mask;
+        f
+    });
+    let zero = body.iter().all(|&b| b == 0);
+    if format == BaseFormat::Raw && zero {
+        return Ok(None);
+    }
+    if flags & FLAG_INFINITY != 0 {
+        return if zero && flags == FLAG_INFINITY {
+            Ok(None)
+        } else {
+            Err(BaseDefect::Flags)
+        };
+    }
+    let degree = curve.coords().degree();
+    let size = body.len() / (2 * degree);
+    let mut elems = body.chunks_exact(size).map(|chunk| {
+        let mut le = chunk.to_vec();
+        if zcash {
+            le.reverse();
+        }
+        let e = <C::BaseField as Field>::BasePrimeField::from_le_bytes_mod_order(&le);
+        (e.into_bigint().to_bytes_le() == le).then_some(e)
+    });
+    let mut coordinate = || -> Result<C::BaseField, BaseDefect> {
+        let mut parts: Vec<_> = (0..degree).map(|_| elems.next().flatten()).collect::<Option<_>>().ok_or(BaseDefect::NotCanonical)?;
+        if zcash {
+            parts.reverse(); // c1 first
+        }
+        Ok(C::BaseField::from_base_prime_field_elems(parts).expect("the extension degree's elements"))
+    };
+    let (x, y) = (coordinate()?, coordinate()?);
+    if y.square() != (x.square() + C::COEFF_A) * x + C::COEFF_B {
+        return Err(BaseDefect::NotOnCurve);
+    }
+    let p = Affine::<C>::new_unchecked(x, y);
+    if format == BaseFormat::Arkworks {
+        let mut written = Vec::with_capacity(bytes.len());
+        p.serialize_uncompressed(&mut written).expect("writing to a Vec cannot fail");
+        if written != bytes {
+            let sign_only = !zcash && flags & !FLAG_Y_NEGATIVE == 0;
+            return Err(if sign_only { BaseDefect::SignFlag } else { BaseDefect::Flags });
+        }
+    }
+    Ok(Some(p))
+}
+
+/// `p` in `format` ([`crate::Curve::point_bytes`] bytes), the encoding
+/// [`decode_point`] reads.
+pub fn encode_point<C: GpuCurve>(p: &Affine<C>, format: BaseFormat) -> Vec<u8> {
+    let mut out = Vec::with_capacity(C::CURVE.point_bytes());
+    match (format, p.xy()) {
+        (BaseFormat::Arkworks, _) => p.serialize_uncompressed(&mut out).expect("writing to a Vec cannot fail"),
+        (BaseFormat::Raw, None) => out.resize(C::CURVE.point_bytes(), 0),
+        (BaseFormat::Raw, Some((x, y))) => {
+            for e in x.to_base_prime_field_elements().chain(y.to_base_prime_field_elements()) {
+                out.extend(e.into_bigint().to_bytes_le());
+            }
+        }
+    }
+    out
+}
+
 /// A canonical little-endian field element (`None` when >= p).
 fn field(bytes: &[u8; 32]) -> Option<Fq> {
     let limbs: [u64; 4] = std::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()));
@@ -117,7 +209,7 @@ pub fn on_curve(x: &Fq, y: &Fq) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ark_serialize::CanonicalSerialize;
+    use crate::curve::Bn254;
 
     fn arkworks_bytes(p: &G1Affine) -> [u8; 64] {
         let mut v = Vec::new();
@@ -143,6 +235,87 @@ mod tests {
         }
         assert!(on_curve(&points[0].x, &points[0].y));
         assert_eq!(y_is_negative(&points[0].y), points[0].y > -points[0].y);
+    }
+
+    /// Every group: arkworks' and the raw encodings round-trip, flags,
+    /// coordinates and the curve equation are checked as for BN254's G1.
+    fn check_group<C: GpuCurve>() {
+        let curve = C::CURVE;
+        let (mut points, _) = crate::sample::inputs_of::<C>(24, 4);
+        points.push(Affine::<C>::zero());
+        // the negation of each point flips BN254's sign flag
+        points.extend(points.clone().iter().map(|p| -*p));
+        for format in [BaseFormat::Arkworks, BaseFormat::Raw] {
+            for p in &points {
+                let b = encode_point(p, format);
+                assert_eq!(b.len(), curve.point_bytes());
+                let want = (!p.is_zero()).then_some(*p);
+                assert_eq!(decode_point::<C>(&b, format), Ok(want), "{curve} {format:?}");
+                // one bit of x changed: off the curve (or, rarely, not canonical)
+                if !p.is_zero() {
+                    let mut off = b.clone();
+                    let at = if format == BaseFormat::Arkworks && curve.field() == BaseField::Bls12_381 { 40 } else { 3 };
+                    off[at] ^= 4;
+                    let e = decode_point::<C>(&off, format).unwrap_err();
+                    assert!(matches!(e, BaseDefect::NotOnCurve | BaseDefect::NotCanonical), "{curve}: {e:?}");
+                }
+            }
+            // every coordinate element at p or above is refused
+            let size = if curve.field() == BaseField::Bn254 { 32 } else { 48 };
+            let b = encode_point(&points[0], format);
+            for k in 0..b.len() / size {
+                let mut big = b.clone();
+                let modulus = <C::BaseField as Field>::BasePrimeField::MODULUS.to_bytes_le();
+                let zcash = format == BaseFormat::Arkworks && curve.field() == BaseField::Bls12_381;
+                let mut e = modulus.clone();
+                if zcash {
+                    e.reverse();
+                }
+                big[k * size..(k + 1) * size].copy_from_slice(&e);
+                assert_eq!(decode_point::<C>(&big, format), Err(BaseDefect::NotCanonical), "{curve} element {k}");
+            }
+        }
+        // the flags: only what arkworks writes
+        let zcash = curve.field() == BaseField::Bls12_381;
+        let flag_at = if zcash { 0 } else { curve.point_bytes() - 1 };
+        for p in &points {
+            let b = encode_point(p, BaseFormat::Arkworks);
+            let bits: &[u8] = if zcash { &[0x80, 0x40, 0x20] } else { &[0x80, 0x40] };
+            for &bit in bits {
+                let mut bad = b.clone();
+                bad[flag_at] ^= bit;
+                let got = decode_point::<C>(&bad, BaseFormat::Arkworks);
+                assert!(got.is_err(), "{curve}: flag {bit:#x} flipped on {p}: {got:?}");
+            }
+        }
+        // all zero bytes are the raw identity, not arkworks' (which has its flag)
+        let zero = vec![0u8; curve.point_bytes()];
+        assert_eq!(decode_point::<C>(&zero, BaseFormat::Raw), Ok(None));
+        assert_eq!(decode_point::<C>(&zero, BaseFormat::Arkworks), Err(BaseDefect::NotOnCurve));
+    }
+
+    #[test]
+    fn every_group_decodes_what_arkworks_writes() {
+        check_group::<ark_bn254::g1::Config>();
+        check_group::<ark_bls12_381::g1::Config>();
+        check_group::<ark_bn254::g2::Config>();
+        check_group::<ark_bls12_381::g2::Config>();
+    }
+
+    /// For BN254's G1 the generic decoder is the GPU twin, bit flip by bit flip.
+    #[test]
+    fn bn254_g1_decoders_agree() {
+        let (points, _) = crate::sample::inputs(8, 11);
+        for (i, p) in points.iter().enumerate() {
+            for format in [BaseFormat::Arkworks, BaseFormat::Raw] {
+                let b: [u8; 64] = encode_point(p, format).try_into().unwrap();
+                for bit in (0..512).step_by(7 + i) {
+                    let mut m = b;
+                    m[bit / 8] ^= 1 << (bit % 8);
+                    assert_eq!(decode_point::<Bn254>(&m, format), decode_base(&m, format), "bit {bit}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -108,3 +108,45 @@ pub fn check_batches_tables_and_host_reduce<C: GpuCurve>(ctx: &GpuContext, n: us
     let got = pollster::block_on(ctx.msm_batch_with(&b, &[Scalars::of::<C>(short)], &table)).unwrap();
     assert_eq!(got.results, vec![reference(&bases, short)], "{curve} table prefix");
 }
+
+/// Bases from bytes ([`GpuContext::upload_bases_bytes`]) in both formats,
+/// identities among them, with scalars as bytes, against arkworks; the
+/// first point off the curve is named, a wrong length refused.
+pub fn check_bases_from_bytes<C: GpuCurve>(ctx: &GpuContext, n: usize) {
+    use msm_core::cpu::bases::encode_point;
+    use msm_core::{BaseDefect, BaseFormat, HostBytes, MsmError};
+    let curve = C::CURVE;
+    let (mut bases, scalars) = inputs_of::<C>(n, 23);
+    bases[1] = Affine::<C>::identity();
+    let want = reference(&bases, &scalars);
+    let scalar_bytes: Vec<u8> = scalars.iter().flat_map(|s| s.into_bigint().to_bytes_le()).collect();
+    for format in [BaseFormat::Arkworks, BaseFormat::Raw] {
+        let bytes: Vec<u8> = bases.iter().flat_map(|p| encode_point(p, format)).collect();
+        let b = pollster::block_on(ctx.upload_bases_bytes::<C>(HostBytes::slice(&bytes), format))
+            .unwrap_or_else(|e| panic!("{curve} {format:?}: {e}"));
+        assert_eq!(b.len(), n);
+        let run = pollster::block_on(ctx.msm_scalars_with(
+            &b,
+            Scalars::Bytes(HostBytes::slice(&scalar_bytes)),
+            &ctx.config_for(n),
+        ))
+        .unwrap();
+        assert_eq!(run.result, want, "{curve} {format:?}");
+        // point 3 moved off the curve: refused by index
+        let mut bad = bytes.clone();
+        bad[3 * curve.point_bytes() + curve.point_bytes() / 2 - 2] ^= 1;
+        let e = pollster::block_on(ctx.upload_bases_bytes::<C>(HostBytes::slice(&bad), format)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                MsmError::InvalidBase {
+                    index: 3,
+                    defect: BaseDefect::NotOnCurve | BaseDefect::NotCanonical
+                }
+            ),
+            "{curve} {format:?}: {e}"
+        );
+        let e = pollster::block_on(ctx.upload_bases_bytes::<C>(HostBytes::slice(&bytes[1..]), format)).unwrap_err();
+        assert!(matches!(e, MsmError::InvalidInput(_)), "{curve}: {e}");
+    }
+}
