@@ -20,7 +20,7 @@ pub struct Args {
     /// Scalars: arkworks uncompressed `Vec<Fr>` of the `--curve`, at most as many as bases.
     #[arg(long)]
     scalars: PathBuf,
-    /// Write the result here as an uncompressed `G1Affine` (default: hex of it on stdout).
+    /// Write the result here as an uncompressed point of the group (default: hex of it on stdout).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Skip the check against arkworks' CPU MSM.

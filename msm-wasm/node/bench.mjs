@@ -8,6 +8,7 @@
 // (and the report says so).
 //
 //   node bench.mjs [--sizes 16,17,20] [--reps 10] [--seed 1]
+//                  [--curve bn254|bls12-381] [--group g1|g2]
 //                  [--inputs DIR]   # DIR/<logn>/{bases,scalars,expect}.bin from msm-cli gen / msm
 //                  [--limits adapter|default] [--knob name=value]... [--json FILE]
 //                  [--table C|auto]  # uploadBases(bytes, { tableBits }): a table of shifted bases
@@ -22,6 +23,8 @@ const { values: args } = parseArgs({
     sizes: { type: "string", default: "16,17,20" },
     reps: { type: "string", default: "10" },
     seed: { type: "string", default: "1" },
+    curve: { type: "string", default: "bn254" },
+    group: { type: "string", default: "g1" },
     inputs: { type: "string" },
     limits: { type: "string", default: "adapter" },
     knob: { type: "string", multiple: true, default: [] },
@@ -44,16 +47,17 @@ function inputsFor(logn) {
     const expect = existsSync(`${dir}/expect.bin`) ? readFileSync(`${dir}/expect.bin`) : null;
     return { bases: readFileSync(`${dir}/bases.bin`), scalars: readFileSync(`${dir}/scalars.bin`), expect, from: dir };
   }
-  const s = new SampleInputs(1 << logn, BigInt(args.seed));
+  const s = new SampleInputs(1 << logn, BigInt(args.seed), group);
   return { bases: s.bases, scalars: s.scalars, expect: null, from: `SampleInputs(2^${logn}, ${args.seed})` };
 }
 
+const group = { curve: args.curve, group: args.group };
 const knobs = Object.fromEntries(args.knob.map((k) => k.split("=")));
 const t0 = now();
 await init({ dawnOptions: args.dawn.split(" ").filter(Boolean) });
-const ctx = await MsmContext.create({ limits: args.limits });
+const ctx = await MsmContext.create({ ...group, limits: args.limits });
 const adapter = ctx.adapter;
-console.error(`adapter: ${adapter.name} (${adapter.adapterClass}), field ${adapter.fieldLayout} ${adapter.fieldCode}, ` +
+console.error(`${args.curve} ${args.group}; adapter: ${adapter.name} (${adapter.adapterClass}), field ${adapter.fieldLayout} ${adapter.fieldCode}, ` +
   `inversion ${adapter.inversion}, limits ${args.limits}; context in ${f(now() - t0, 0)} ms`);
 const rows = [];
 for (const logn of args.sizes.split(",").map(Number)) {
@@ -85,7 +89,7 @@ for (const logn of args.sizes.split(",").map(Number)) {
   if (warm.length === 0) warm.push(...untimed.map((ms) => ({ ms, timings: {} })));
   let check = "warm = cold only";
   if (inputs.expect) check = equal(cold.point, inputs.expect) ? "ok (= expect.bin)" : "WRONG";
-  else if (n <= CPU_CHECK_MAX) check = equal(cold.point, cpuMsm(inputs.bases, inputs.scalars)) ? "ok (= arkworks)" : "WRONG";
+  else if (n <= CPU_CHECK_MAX) check = equal(cold.point, cpuMsm(inputs.bases, inputs.scalars, group)) ? "ok (= arkworks)" : "WRONG";
   const pass = passes().map((_, k) => median(warm.map((w) => w.timings.gpuPassMs?.[k] ?? NaN)));
   const host = Object.fromEntries(
     ["prepareMs", "uploadMs", "submitMs", "waitMs", "hostCombineMs", "gpuSpanMs"].map((k) => [
@@ -101,7 +105,7 @@ for (const logn of args.sizes.split(",").map(Number)) {
   const timedStats = stats(warm.map((w) => w.ms));
   const gpuSum = pass.reduce((a, b) => a + b, 0);
   const row = {
-    logn, n, inputs: inputs.from, adapter: adapter.name, adapterClass: adapter.adapterClass,
+    logn, n, curve: args.curve, group: args.group, inputs: inputs.from, adapter: adapter.name, adapterClass: adapter.adapterClass,
     fieldLayout: adapter.fieldLayout, limits: args.limits, knobs, windowBits: cold.windowBits,
     uploadBasesMs, tableBits: bases.tableBits ?? null, coldMs, warm: warmStats, warmTimed: timedStats,
     gpuPassMs: Object.fromEntries(passes().map((p, k) => [p, pass[k]])),

@@ -1,14 +1,17 @@
-//! The classes JS drives: `MsmContext` (a WebGPU device with its pipelines)
-//! and `Bases` (a base set resident on it). Bases and scalars go to the GPU
-//! as the caller holds them (a `Uint8Array` straight to
-//! `GPUQueue.writeBuffer`); the GPU converts and checks them, so no call does
-//! per-element work in wasm. Every fallible call rejects with a message;
-//! nothing panics across the boundary.
+//! The classes JS drives: `MsmContext` (a WebGPU device with its pipelines,
+//! for one curve group) and `Bases` (a base set resident on it). Scalars,
+//! and BN254 G1's bases, go to the GPU as the caller holds them (a
+//! `Uint8Array` straight to `GPUQueue.writeBuffer`); the GPU converts and
+//! checks them, so no call does per-element work in wasm. Other groups'
+//! bases are decoded and checked in wasm once, on upload. Every fallible
+//! call rejects with a message; nothing panics across the boundary.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use msm_core::{AdapterClass, BaseFormat, GpuContext, HostBytes, MsmConfig, MsmError, MsmRun, Scalars};
+use msm_core::{
+    AdapterClass, BaseFormat, BaseSet, Curve, GpuContext, GpuCurve, HostBytes, MsmConfig, MsmError, MsmRun, Scalars,
+};
 use wasm_bindgen::prelude::*;
 
 use crate::encoding::{self, body_start};
@@ -49,8 +52,12 @@ impl MsmContext {
     ) -> Result<MsmContext, JsError> {
         let options: ContextOptions = from_js(options, "ContextOptions")?;
         let core = options.to_core().map_err(js_error)?;
-        let config = core.knobs.over(&MsmConfig::default());
         let ctx = GpuContext::new(&core).await.map_err(js_error)?;
+        // The web defaults with the walker's workgroup fitted to this adapter
+        // and group (G2's inversion tree is wider), then the caller's knobs.
+        let mut base = MsmConfig::web();
+        base.fit_walker_threads(&ctx.bounds());
+        let config = options.knobs_over(&base).map_err(js_error)?;
         Ok(MsmContext {
             ctx: Rc::new(ctx),
             config: RefCell::new(config),
@@ -116,14 +123,15 @@ impl MsmContext {
         Ok(())
     }
 
-    /// Uploads bases given in the arkworks uncompressed format (64 bytes a
-    /// point, optionally with arkworks' 8-byte `Vec` length in front), once.
-    /// The GPU converts and checks every point; the promise rejects naming
-    /// the first point that is not on the curve or not in the one encoding
-    /// arkworks writes.
-    /// `options.tableBits` also builds the set's table of shifted bases
-    /// (every window into one row of buckets: faster MSMs for ceil(255 / c)
-    /// times the bases' GPU memory).
+    /// Uploads bases of this context's group given in the arkworks
+    /// uncompressed format (`pointBytes` a point: 64 for BN254's G1,
+    /// optionally with arkworks' 8-byte `Vec` length in front), once. BN254
+    /// G1's are converted and checked on the GPU, other groups' in wasm; the
+    /// promise rejects naming the first point that is not on the curve or
+    /// not in the one encoding arkworks writes (subgroup membership is the
+    /// caller's). `options.tableBits` also builds the set's table of shifted
+    /// bases (every window into one row of buckets: faster MSMs for about
+    /// 256 / c times the bases' GPU memory).
     #[wasm_bindgen(js_name = uploadBases, unchecked_return_type = "Promise<Bases>")]
     pub fn upload_bases(
         &self,
@@ -133,9 +141,9 @@ impl MsmContext {
         self.upload(bytes, options, BaseFormat::Arkworks, "bases")
     }
 
-    /// Uploads bases given as raw little-endian coordinates (x then y, 32
-    /// bytes each; the identity as 64 zero bytes), once; `options` as for
-    /// `uploadBases`.
+    /// Uploads bases given as raw little-endian coordinates (x then y, each
+    /// base-field element little-endian, Fq2 as c0 then c1; the identity as
+    /// zero bytes), once; `options` as for `uploadBases`.
     #[wasm_bindgen(js_name = uploadBasesRaw, unchecked_return_type = "Promise<Bases>")]
     pub fn upload_bases_raw(
         &self,
@@ -152,23 +160,8 @@ impl MsmContext {
         wasm_bindgen_futures::future_to_promise(async move {
             let table = table.map_err(JsValue::from)?;
             let array = typed_array(bytes, what)?;
-            let all = HostBytes::js(&array);
-            let start = match format {
-                BaseFormat::Arkworks => body_start(all.len(), encoding::POINT_BYTES, || prefix(&all), what),
-                BaseFormat::Raw => Ok(0),
-            }
-            .map_err(js_error)?;
-            let mut inner = ctx
-                .upload_bases_bytes(all.range(start..all.len()), format)
-                .await
-                .map_err(|e| match e {
-                    MsmError::InvalidBase { index, defect } => js_error(encoding::base_error(what, index, defect)),
-                    e => js_error(format!("{what}: {e}")),
-                })?;
-            if let Some(c) = table {
-                (ctx.build_table(&mut inner, c).await).map_err(|e| js_error(format!("{what}: the table: {e}")))?;
-            }
-            Ok(Bases { inner: Rc::new(inner) }.into())
+            let inner = for_group!(ctx.curve(), upload_group(&ctx, &array, format, table, what).await)?;
+            Ok(Bases { inner }.into())
         })
     }
 
@@ -188,15 +181,8 @@ impl MsmContext {
         let ctx = self.ctx.clone();
         wasm_bindgen_futures::future_to_promise(async move {
             let (bases, vectors, config) = prepared.map_err(JsValue::from)?;
-            let (array, start) = &vectors[0];
-            let all = HostBytes::js(array);
-            let scalars = Scalars::Bytes(all.range(*start..all.len()));
-            let run = ctx
-                .msm_scalars_with(&bases, scalars, &config)
-                .await
-                .map_err(|e| JsValue::from(js_error(e)))?;
-            let n = scalars.len();
-            Ok(MsmResult::new(run, n).into())
+            let results = for_group!(bases.curve(), msm_group(&ctx, &bases, &vectors, &config).await)?;
+            Ok(results.into_iter().next().expect("one result").into())
         })
     }
 
@@ -220,28 +206,12 @@ impl MsmContext {
         let ctx = self.ctx.clone();
         wasm_bindgen_futures::future_to_promise(async move {
             let (bases, vectors, config) = prepared.map_err(JsValue::from)?;
-            let bytes: Vec<HostBytes<'_>> = vectors
-                .iter()
-                .map(|(a, start)| {
-                    let all = HostBytes::js(a);
-                    all.range(*start..all.len())
-                })
-                .collect();
-            let scalars: Vec<Scalars<'_>> = bytes.iter().map(|b| Scalars::Bytes(*b)).collect();
-            let run = ctx
-                .msm_batch_with(&bases, &scalars, &config)
-                .await
-                .map_err(|e| JsValue::from(js_error(e)))?;
-            let results = js_sys::Array::new();
-            for (result, v) in run.results.into_iter().zip(&scalars) {
-                let run = MsmRun {
-                    result,
-                    plan: run.plan,
-                    timings: run.timings.clone(),
-                };
-                results.push(&MsmResult::new(run, v.len()).into());
+            let results = for_group!(bases.curve(), msm_group(&ctx, &bases, &vectors, &config).await)?;
+            let array = js_sys::Array::new();
+            for r in results {
+                array.push(&r.into());
             }
-            Ok(results.into())
+            Ok(array.into())
         })
     }
 
@@ -278,6 +248,18 @@ impl MsmContext {
         Ok((bases.inner.clone(), out, config))
     }
 
+    /// The curve group this context runs: `{ curve, group }`.
+    #[wasm_bindgen(getter, unchecked_return_type = "GroupOptions")]
+    pub fn group(&self) -> JsValue {
+        to_js(&group_description(self.ctx.curve()))
+    }
+
+    /// Bytes of one point of this context's group in `uploadBases`' formats.
+    #[wasm_bindgen(getter, js_name = pointBytes)]
+    pub fn point_bytes(&self) -> usize {
+        self.ctx.curve().point_bytes()
+    }
+
     /// The knobs of one call (msm-core's checks, the owner of the bases
     /// among them, run when the call starts).
     fn call_config(&self, options: JsValue) -> Result<MsmConfig, JsError> {
@@ -300,12 +282,133 @@ fn prefix(bytes: &HostBytes<'_>) -> [u8; 8] {
 
 /// An MSM batch's checked inputs: the bases, each vector's array with where
 /// its scalars begin (after a length prefix), the knobs.
-type Prepared = (Rc<msm_core::Bases>, Vec<(js_sys::Uint8Array, usize)>, MsmConfig);
+type Prepared = (GroupBases, Vec<(js_sys::Uint8Array, usize)>, MsmConfig);
+
+/// `{ curve, group }` of a group.
+fn group_description(curve: Curve) -> serde_json::Value {
+    let (name, group) = match curve {
+        Curve::Bn254G1 => ("bn254", "g1"),
+        Curve::Bls12_381G1 => ("bls12-381", "g1"),
+        Curve::Bn254G2 => ("bn254", "g2"),
+        Curve::Bls12_381G2 => ("bls12-381", "g2"),
+    };
+    serde_json::json!({ "curve": name, "group": group })
+}
+
+/// Uploads the bases of `array` (after an arkworks length prefix in that
+/// format), with their table where `table` asks for one.
+async fn upload_group<C: WebGroup>(
+    ctx: &GpuContext,
+    array: &js_sys::Uint8Array,
+    format: BaseFormat,
+    table: Option<Option<u32>>,
+    what: &str,
+) -> Result<GroupBases, JsValue> {
+    let all = HostBytes::js(array);
+    let start = match format {
+        BaseFormat::Arkworks => body_start(all.len(), C::CURVE.point_bytes(), || prefix(&all), what),
+        BaseFormat::Raw => Ok(0),
+    }
+    .map_err(js_error)?;
+    let mut inner = ctx
+        .upload_bases_bytes::<C>(all.range(start..all.len()), format)
+        .await
+        .map_err(|e| match e {
+            MsmError::InvalidBase { index, defect } => js_error(encoding::base_error(what, index, defect)),
+            e => js_error(format!("{what}: {e}")),
+        })?;
+    if let Some(c) = table {
+        (ctx.build_table(&mut inner, c).await).map_err(|e| js_error(format!("{what}: the table: {e}")))?;
+    }
+    Ok(C::wrap(inner))
+}
+
+/// The MSMs of `bases` (of the group `C`) with each vector, one submission.
+async fn msm_group<C: WebGroup>(
+    ctx: &GpuContext,
+    bases: &GroupBases,
+    vectors: &[(js_sys::Uint8Array, usize)],
+    config: &MsmConfig,
+) -> Result<Vec<MsmResult>, JsValue> {
+    let bases = C::unwrap(bases).expect("dispatched on the bases' group");
+    let bytes: Vec<HostBytes<'_>> = vectors
+        .iter()
+        .map(|(a, start)| {
+            let all = HostBytes::js(a);
+            all.range(*start..all.len())
+        })
+        .collect();
+    let scalars: Vec<Scalars<'_>> = bytes.iter().map(|b| Scalars::Bytes(*b)).collect();
+    let run = ctx
+        .msm_batch_with(bases, &scalars, config)
+        .await
+        .map_err(|e| JsValue::from(js_error(e)))?;
+    let results = run.results.into_iter().zip(&scalars).map(|(result, v)| {
+        let run = MsmRun {
+            result,
+            plan: run.plan,
+            timings: run.timings.clone(),
+        };
+        MsmResult::new(run, v.len())
+    });
+    Ok(results.collect())
+}
+
+/// A base set of any group.
+#[derive(Clone)]
+enum GroupBases {
+    Bn254G1(Rc<msm_core::Bases<ark_bn254::g1::Config>>),
+    Bls12_381G1(Rc<msm_core::Bases<ark_bls12_381::g1::Config>>),
+    Bn254G2(Rc<msm_core::Bases<ark_bn254::g2::Config>>),
+    Bls12_381G2(Rc<msm_core::Bases<ark_bls12_381::g2::Config>>),
+}
+
+impl GroupBases {
+    fn set(&self) -> &BaseSet {
+        match self {
+            GroupBases::Bn254G1(b) => b,
+            GroupBases::Bls12_381G1(b) => b,
+            GroupBases::Bn254G2(b) => b,
+            GroupBases::Bls12_381G2(b) => b,
+        }
+    }
+
+    fn curve(&self) -> Curve {
+        self.set().curve()
+    }
+}
+
+/// A group's typed bases in and out of [`GroupBases`].
+trait WebGroup: GpuCurve {
+    fn wrap(bases: msm_core::Bases<Self>) -> GroupBases;
+    fn unwrap(bases: &GroupBases) -> Option<&msm_core::Bases<Self>>;
+}
+
+macro_rules! web_group {
+    ($config:ty, $variant:ident) => {
+        impl WebGroup for $config {
+            fn wrap(bases: msm_core::Bases<Self>) -> GroupBases {
+                GroupBases::$variant(Rc::new(bases))
+            }
+            fn unwrap(bases: &GroupBases) -> Option<&msm_core::Bases<Self>> {
+                match bases {
+                    GroupBases::$variant(b) => Some(b),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+web_group!(ark_bn254::g1::Config, Bn254G1);
+web_group!(ark_bls12_381::g1::Config, Bls12_381G1);
+web_group!(ark_bn254::g2::Config, Bn254G2);
+web_group!(ark_bls12_381::g2::Config, Bls12_381G2);
 
 /// A base set resident on one context's GPU.
 #[wasm_bindgen]
 pub struct Bases {
-    inner: Rc<msm_core::Bases>,
+    inner: GroupBases,
 }
 
 #[wasm_bindgen]
@@ -313,13 +416,13 @@ impl Bases {
     /// Number of points.
     #[wasm_bindgen(getter)]
     pub fn length(&self) -> usize {
-        self.inner.len()
+        self.inner.set().len()
     }
 
     /// The window width of the set's table of shifted bases (undefined
     /// without one).
     #[wasm_bindgen(getter, js_name = tableBits)]
     pub fn table_bits(&self) -> Option<u32> {
-        self.inner.table_bits()
+        self.inner.set().table_bits()
     }
 }

@@ -1,30 +1,36 @@
-//! Byte formats at the JS boundary.
+//! Byte formats at the JS boundary, per curve group (`ContextOptions.curve`
+//! and `group`); sizes in [`msm_core::Curve::point_bytes`].
 //!
 //! Bases, either format:
-//! - **arkworks**: each point as `G1Affine::serialize_uncompressed` writes it
-//!   (64 bytes: x then y, 32 little-endian bytes each, flags in the top bits
-//!   of y's last byte), concatenated, or a whole `Vec<G1Affine>` serialized
-//!   uncompressed (the same with an 8-byte little-endian length in front).
-//! - **raw**: x then y, 32 little-endian bytes each, canonical (< p), 64 bytes
-//!   a point; the identity is 64 zero bytes.
+//! - **arkworks**: each point as arkworks' `serialize_uncompressed` writes
+//!   it, concatenated, or a whole `Vec` of points serialized uncompressed
+//!   (the same with an 8-byte little-endian length in front). BN254: x then
+//!   y little-endian (G1 64 bytes; G2 128, each Fq2 as c0 then c1), the
+//!   flags in the top bits of the last byte. BLS12-381: the zcash encoding,
+//!   big-endian (G1 96 bytes; G2 192, each Fq2 as c1 then c0), the flags in
+//!   the top three bits of the first byte.
+//! - **raw**: x then y, every base-field element little-endian and canonical
+//!   (< p), Fq2 as c0 then c1; the identity is all zero bytes.
 //!
 //! Scalars: 32 little-endian bytes each, concatenated or as a serialized
 //! `Vec<Fr>` (8-byte length in front): the arkworks and the raw format are
 //! the same bytes. Any 256-bit value is accepted and taken mod r, so the MSM
 //! is the sum of the integers times the points (arkworks' `msm_bigint`).
 //!
-//! The GPU reads bases and scalars as they are (`MsmContext`): here only the
-//! length prefix is read, and the CPU decoders below serve `cpuMsm`, the
-//! sampler and the tests; they refuse exactly what the GPU refuses.
+//! BN254 G1's bases go to the GPU as they are and are checked there
+//! (`MsmContext`); other groups' are decoded once on upload by msm-core's
+//! CPU decoder. The decoders below serve `cpuMsm`, the sampler and the
+//! tests; they refuse exactly what an upload refuses. Points off the curve
+//! are refused; subgroup membership is the caller's.
 
-use ark_bn254::{Fq, Fr, G1Affine, G1Projective};
-use ark_ec::{AffineRepr, CurveGroup};
-use ark_ff::{BigInteger, PrimeField};
-use ark_serialize::CanonicalSerialize;
-use msm_core::cpu::bases::decode_base;
-use msm_core::{BaseDefect, BaseFormat};
+use ark_bn254::{Fr, G1Affine};
+use ark_ec::short_weierstrass::{Affine, Projective};
+use ark_ec::CurveGroup;
+use ark_ff::{BigInteger, Field, PrimeField};
+use msm_core::cpu::bases::{decode_point, encode_point};
+use msm_core::{BaseDefect, BaseFormat, Bn254, GpuCurve};
 
-/// Bytes of one uncompressed point.
+/// Bytes of one uncompressed BN254 G1 point.
 pub const POINT_BYTES: usize = 64;
 /// Bytes of one scalar.
 pub const SCALAR_BYTES: usize = 32;
@@ -72,91 +78,105 @@ pub fn base_error(what: &str, index: usize, defect: BaseDefect) -> FormatError {
     FormatError(format!("{what}: point {index} is refused: {defect}"))
 }
 
-fn decode_points(bytes: &[u8], format: BaseFormat, what: &str) -> Result<Vec<G1Affine>, FormatError> {
-    items(bytes, POINT_BYTES, what)?
-        .enumerate()
+/// Points of the group `C` in `format` (an arkworks `Vec` prefix allowed in
+/// that format only), each checked as an upload checks it; `what` names
+/// them in errors.
+pub fn points_of<C: GpuCurve>(bytes: &[u8], format: BaseFormat, what: &str) -> Result<Vec<Affine<C>>, FormatError> {
+    let size = C::CURVE.point_bytes();
+    let body = match format {
+        BaseFormat::Arkworks => items(bytes, size, what)?,
+        BaseFormat::Raw if bytes.len().is_multiple_of(size) => bytes.chunks_exact(size),
+        BaseFormat::Raw => {
+            return Err(FormatError(format!(
+                "{what}: {} bytes is not a whole number of {size}-byte points",
+                bytes.len()
+            )))
+        }
+    };
+    body.enumerate()
         .map(|(i, b)| {
-            let p = decode_base(b.try_into().unwrap(), format).map_err(|d| base_error(what, i, d))?;
+            let p = decode_point::<C>(b, format).map_err(|d| base_error(what, i, d))?;
             Ok(p.unwrap_or_default())
         })
         .collect()
 }
 
-/// Bases in the arkworks uncompressed format, checked on the curve, each in
-/// the one encoding arkworks writes: arkworks itself reads any coordinates
-/// under the infinity flag as the identity and ignores the sign flag, so a
-/// damaged flag would otherwise pass as another point.
+/// BN254 G1 bases in the arkworks uncompressed format, checked on the curve,
+/// each in the one encoding arkworks writes: arkworks itself reads any
+/// coordinates under the infinity flag as the identity and ignores the sign
+/// flag, so a damaged flag would otherwise pass as another point.
 pub fn bases_arkworks(bytes: &[u8]) -> Result<Vec<G1Affine>, FormatError> {
-    decode_points(bytes, BaseFormat::Arkworks, "bases")
+    points_of::<Bn254>(bytes, BaseFormat::Arkworks, "bases")
 }
 
-/// Bases as raw little-endian coordinates, checked canonical and on the curve.
+/// BN254 G1 bases as raw little-endian coordinates, checked canonical and
+/// on the curve.
 pub fn bases_raw(bytes: &[u8]) -> Result<Vec<G1Affine>, FormatError> {
-    if !bytes.len().is_multiple_of(POINT_BYTES) {
-        return Err(FormatError(format!(
-            "raw bases: {} bytes is not a whole number of 64-byte points",
-            bytes.len()
-        )));
-    }
-    decode_points(bytes, BaseFormat::Raw, "raw bases")
+    points_of::<Bn254>(bytes, BaseFormat::Raw, "raw bases")
 }
 
-/// Scalars, 32 little-endian bytes each, any value (taken mod r).
-pub fn scalars(bytes: &[u8]) -> Result<Vec<Fr>, FormatError> {
+/// Scalars of any field, 32 little-endian bytes each, any value (taken mod r).
+pub fn scalars_of<F: PrimeField>(bytes: &[u8]) -> Result<Vec<F>, FormatError> {
     Ok(items(bytes, SCALAR_BYTES, "scalars")?
-        .map(Fr::from_le_bytes_mod_order)
+        .map(F::from_le_bytes_mod_order)
         .collect())
 }
 
-/// `p` in the arkworks uncompressed format (64 bytes).
-pub fn point_arkworks(p: &G1Projective) -> Vec<u8> {
-    let mut out = Vec::with_capacity(POINT_BYTES);
-    p.into_affine()
-        .serialize_uncompressed(&mut out)
-        .expect("writing to a Vec cannot fail");
-    out
+/// BN254 scalars (see [`scalars_of`]).
+pub fn scalars(bytes: &[u8]) -> Result<Vec<Fr>, FormatError> {
+    scalars_of(bytes)
 }
 
-/// `p` as raw little-endian x then y (64 zero bytes for the identity).
-pub fn point_raw(p: &G1Projective) -> Vec<u8> {
-    let a = p.into_affine();
-    let mut out = vec![0u8; POINT_BYTES];
-    if let Some((x, y)) = a.xy() {
-        out[..32].copy_from_slice(&x.into_bigint().to_bytes_le());
-        out[32..].copy_from_slice(&y.into_bigint().to_bytes_le());
+/// `p` in the arkworks uncompressed format.
+pub fn point_arkworks<C: GpuCurve>(p: &Projective<C>) -> Vec<u8> {
+    encode_point(&p.into_affine(), BaseFormat::Arkworks)
+}
+
+/// `p` in the raw format (all zero bytes for the identity).
+pub fn point_raw<C: GpuCurve>(p: &Projective<C>) -> Vec<u8> {
+    encode_point(&p.into_affine(), BaseFormat::Raw)
+}
+
+/// Points in `format`, concatenated (no length prefix).
+pub fn points_in<C: GpuCurve>(points: &[Affine<C>], format: BaseFormat) -> Vec<u8> {
+    let mut out = Vec::with_capacity(points.len() * C::CURVE.point_bytes());
+    for p in points {
+        out.extend(encode_point(p, format));
     }
     out
 }
 
 /// Points in the arkworks uncompressed format, concatenated (no length prefix).
-pub fn points_arkworks(points: &[G1Affine]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(points.len() * POINT_BYTES);
-    for p in points {
-        p.serialize_uncompressed(&mut out)
-            .expect("writing to a Vec cannot fail");
-    }
-    out
+pub fn points_arkworks<C: GpuCurve>(points: &[Affine<C>]) -> Vec<u8> {
+    points_in(points, BaseFormat::Arkworks)
 }
 
 /// Scalars as 32 little-endian bytes each, concatenated.
-pub fn scalars_bytes(scalars: &[Fr]) -> Vec<u8> {
+pub fn scalars_bytes<F: PrimeField>(scalars: &[F]) -> Vec<u8> {
     scalars.iter().flat_map(|s| s.into_bigint().to_bytes_le()).collect()
 }
 
-/// A field element as 0x-prefixed big-endian hex.
-pub fn hex(x: &Fq) -> String {
-    let bytes = x.into_bigint().to_bytes_be();
-    let mut s = String::from("0x");
-    for b in bytes {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+/// A coordinate as 0x-prefixed big-endian hex; over Fq2 "c0,c1".
+pub fn hex<F: Field>(x: &F) -> String {
+    let hex_of = |e: F::BasePrimeField| {
+        let mut s = String::from("0x");
+        for b in e.into_bigint().to_bytes_be() {
+            s.push_str(&format!("{b:02x}"));
+        }
+        s
+    };
+    x.to_base_prime_field_elements()
+        .map(hex_of)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ark_ff::{AdditiveGroup, Field, UniformRand, Zero};
+    use ark_bn254::{Fq, G1Projective};
+    use ark_ec::AffineRepr;
+    use ark_ff::{AdditiveGroup, UniformRand, Zero};
     use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 
     fn sample(n: usize) -> (Vec<G1Affine>, Vec<Fr>) {
@@ -204,7 +224,7 @@ mod tests {
         raw[5] ^= 1;
         assert_eq!(
             bases_raw(&raw).unwrap_err().0,
-            "raw bases: point 0 is refused: it is not on the BN254 curve"
+            "raw bases: point 0 is refused: it is not on the curve"
         );
         raw[..32].fill(0xff);
         assert!(bases_raw(&raw).unwrap_err().0.contains("not below the field modulus"));
@@ -222,6 +242,33 @@ mod tests {
         assert!(scalars(&prefixed).unwrap_err().0.contains("prefix says 5"));
         assert_eq!(body_start(8 + 64, 32, || 2u64.to_le_bytes(), "x"), Ok(8));
         assert_eq!(body_start(64, 32, || unreachable!(), "x"), Ok(0));
+    }
+
+    fn round_trip<C: GpuCurve>() {
+        let (mut b, s) = msm_core::sample::inputs_of::<C>(5, 2);
+        b[2] = Affine::<C>::identity();
+        let mut vec_bytes = Vec::new();
+        b.serialize_uncompressed(&mut vec_bytes).unwrap();
+        assert_eq!(points_of::<C>(&vec_bytes, BaseFormat::Arkworks, "bases").unwrap(), b);
+        let raw = points_in(&b, BaseFormat::Raw);
+        assert_eq!(raw.len(), 5 * C::CURVE.point_bytes());
+        assert_eq!(points_of::<C>(&raw, BaseFormat::Raw, "raw bases").unwrap(), b);
+        assert!(points_of::<C>(&raw[1..], BaseFormat::Raw, "raw bases")
+            .unwrap_err()
+            .0
+            .contains("whole number"));
+        assert_eq!(scalars_of::<C::ScalarField>(&scalars_bytes(&s)).unwrap(), s);
+    }
+
+    #[test]
+    fn every_group_round_trips() {
+        round_trip::<Bn254>();
+        round_trip::<ark_bls12_381::g1::Config>();
+        round_trip::<ark_bn254::g2::Config>();
+        round_trip::<ark_bls12_381::g2::Config>();
+        let x = ark_bn254::Fq2::new(Fq::from(1u64), Fq::from(2u64));
+        let zeros = "0".repeat(63);
+        assert_eq!(hex(&x), format!("0x{zeros}1,0x{zeros}2"));
     }
 
     #[test]

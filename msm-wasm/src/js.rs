@@ -13,7 +13,19 @@ const TS_KNOBS: &str = include_str!("knobs.d.ts");
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-export interface ContextOptions {
+/** A curve group: BN254's or BLS12-381's G1 (coordinates in Fq) or G2
+ * (coordinates in Fq2). Points of each group come in arkworks' uncompressed
+ * encoding of it (BN254 little-endian, BLS12-381 big-endian zcash; 64, 96,
+ * 128 or 192 bytes) or raw little-endian coordinates; scalars are 32
+ * little-endian bytes in every group. */
+export interface GroupOptions {
+  /** Default "bn254". */
+  curve?: "bn254" | "bls12-381";
+  /** Default "g1". */
+  group?: "g1" | "g2";
+}
+
+export interface ContextOptions extends GroupOptions {
   /** Field limb layout; default "13x20" (WebGPU has no 64-bit integers). */
   fieldLayout?: "13x20" | "16x16" | "32x8-int64";
   /** Field multiplication code; default "looped" on SwiftShader, else "unrolled". */
@@ -32,7 +44,7 @@ export interface ContextOptions {
 export interface BasesOptions {
   /** Also build the set's table of shifted bases for this window width
    * (2..=20, or "auto" from the set's length): every window then adds into
-   * one row of buckets, at ceil(255 / c) times the bases' GPU memory.
+   * one row of buckets, at about 256 / c times the bases' GPU memory.
    * Omitted: no table. */
   tableBits?: number | "auto";
 }
@@ -40,7 +52,7 @@ export interface BasesOptions {
 export interface AdversarialInput {
   /** The input class, e.g. "P and -P". */
   what: string;
-  /** Bases in the arkworks uncompressed format. */
+  /** Bases in the arkworks uncompressed format of the group. */
   bases: Uint8Array;
   /** Scalars, 32 little-endian bytes each. */
   scalars: Uint8Array;

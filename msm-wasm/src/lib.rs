@@ -1,5 +1,5 @@
-//! BN254 multi-scalar multiplication for browser provers: msm-core's GPU
-//! pipeline on WebGPU, behind a wasm-bindgen API.
+//! Multi-scalar multiplication for browser provers (BN254 and BLS12-381, G1
+//! and G2): msm-core's GPU pipeline on WebGPU, behind a wasm-bindgen API.
 //!
 //! ```js
 //! import init, { MsmContext } from "./pkg/msm_wasm.js";
@@ -8,9 +8,30 @@
 //! const srs = ctx.uploadBases(basesBytes);      // once per base set
 //! const result = await ctx.msm(srs, scalarBytes); // MsmResult
 //! const [a, b] = await ctx.msmBatch(srs, [aBytes, bBytes]); // one submission
+//! const g2 = await MsmContext.create({ curve: "bls12-381", group: "g2" });
 //! ```
 //!
 //! Byte formats: [`encoding`]. Knobs: [`options`].
+
+/// `$f::<C>($args)` for the arkworks config `C` of the group `$curve`.
+macro_rules! for_group {
+    ($curve:expr, $f:ident($($arg:expr),* $(,)?).await) => {
+        match $curve {
+            msm_core::Curve::Bn254G1 => $f::<ark_bn254::g1::Config>($($arg),*).await,
+            msm_core::Curve::Bls12_381G1 => $f::<ark_bls12_381::g1::Config>($($arg),*).await,
+            msm_core::Curve::Bn254G2 => $f::<ark_bn254::g2::Config>($($arg),*).await,
+            msm_core::Curve::Bls12_381G2 => $f::<ark_bls12_381::g2::Config>($($arg),*).await,
+        }
+    };
+    ($curve:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $curve {
+            msm_core::Curve::Bn254G1 => $f::<ark_bn254::g1::Config>($($arg),*),
+            msm_core::Curve::Bls12_381G1 => $f::<ark_bls12_381::g1::Config>($($arg),*),
+            msm_core::Curve::Bn254G2 => $f::<ark_bn254::g2::Config>($($arg),*),
+            msm_core::Curve::Bls12_381G2 => $f::<ark_bls12_381::g2::Config>($($arg),*),
+        }
+    };
+}
 
 mod api;
 #[cfg(target_arch = "wasm32")]

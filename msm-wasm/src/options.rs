@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use msm_core::knobs::KNOBS;
-use msm_core::{FieldLayout, Inversion, MsmConfig};
+use msm_core::{Curve, FieldLayout, Inversion, MsmConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -17,10 +17,52 @@ use serde_json::Value;
 #[serde(transparent)]
 pub struct MsmOptions(pub BTreeMap<String, Value>);
 
+/// `GroupOptions` in TypeScript: the curve group a context runs and a
+/// sampler or `cpuMsm` works in.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GroupOptions {
+    /// "bn254" (default) or "bls12-381".
+    #[serde(default)]
+    pub curve: Option<String>,
+    /// "g1" (default) or "g2".
+    #[serde(default)]
+    pub group: Option<String>,
+}
+
+impl GroupOptions {
+    /// msm-core's curve group.
+    pub fn to_core(&self) -> Result<Curve, String> {
+        group_of(self.curve.as_deref(), self.group.as_deref())
+    }
+}
+
+/// The group of a `curve` and `group` option pair (both optional).
+fn group_of(curve: Option<&str>, group: Option<&str>) -> Result<Curve, String> {
+    let curve = match curve.unwrap_or("bn254") {
+        c @ ("bn254" | "bls12-381") => c,
+        other => {
+            return Err(format!(
+                "curve: unknown curve {other:?} (expected \"bn254\" or \"bls12-381\")"
+            ))
+        }
+    };
+    match group.unwrap_or("g1") {
+        g @ ("g1" | "g2") => Ok(Curve::from_name(&format!("{curve}-{g}")).expect("a named group")),
+        other => Err(format!("group: unknown group {other:?} (expected \"g1\" or \"g2\")")),
+    }
+}
+
 /// `ContextOptions` in TypeScript.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContextOptions {
+    /// "bn254" (default) or "bls12-381".
+    #[serde(default)]
+    pub curve: Option<String>,
+    /// "g1" (default) or "g2".
+    #[serde(default)]
+    pub group: Option<String>,
     /// "13x20" (default on the web) or "16x16"; "32x8-int64" needs 64-bit
     /// shader integers, which WebGPU does not offer.
     #[serde(default)]
@@ -109,6 +151,14 @@ impl MsmOptions {
 }
 
 impl ContextOptions {
+    /// `base` with the knobs of `config` applied.
+    pub fn knobs_over(&self, base: &MsmConfig) -> Result<MsmConfig, String> {
+        match &self.config {
+            Some(o) => o.apply(base).map_err(|e| format!("config.{e}")),
+            None => Ok(base.clone()),
+        }
+    }
+
     /// msm-core's context options.
     pub fn to_core(&self) -> Result<msm_core::ContextOptions, String> {
         let field_layout = match &self.field_layout {
@@ -117,10 +167,7 @@ impl ContextOptions {
                 format!("fieldLayout: unknown layout {name:?} (expected \"13x20\", \"16x16\" or \"32x8-int64\")")
             })?),
         };
-        let config = match &self.config {
-            Some(o) => o.apply(&MsmConfig::web()).map_err(|e| format!("config.{e}"))?,
-            None => MsmConfig::web(),
-        };
+        let config = self.knobs_over(&MsmConfig::web())?;
         let field_code = match self.field_code.as_deref() {
             None => None,
             Some(s) => Some(
@@ -138,8 +185,7 @@ impl ContextOptions {
             Some(other) => return Err(format!("limits: expected \"adapter\" or \"default\", got {other:?}")),
         };
         Ok(msm_core::ContextOptions {
-            // BN254's G1 (the browser API's one curve so far)
-            curve: msm_core::Curve::Bn254G1,
+            curve: group_of(self.curve.as_deref(), self.group.as_deref())?,
             limits,
             field_layout,
             field_code,
@@ -237,5 +283,21 @@ mod tests {
         assert_eq!(ctx.to_core().unwrap().limits, msm_core::LimitsChoice::WebGpuDefaults);
         let ctx: ContextOptions = serde_json::from_str(r#"{"limits": "max"}"#).unwrap();
         assert!(ctx.to_core().unwrap_err().contains("limits"));
+        assert_eq!(core.curve, Curve::Bn254G1);
+        let group = |json: &str| {
+            let ctx: ContextOptions = serde_json::from_str(json).unwrap();
+            let g: GroupOptions = serde_json::from_str(json).unwrap();
+            let core = ctx.to_core().map(|c| c.curve);
+            assert_eq!(core, g.to_core());
+            core
+        };
+        assert_eq!(group(r#"{"curve": "bls12-381"}"#), Ok(Curve::Bls12_381G1));
+        assert_eq!(group(r#"{"group": "g2"}"#), Ok(Curve::Bn254G2));
+        assert_eq!(
+            group(r#"{"curve": "bls12-381", "group": "g2"}"#),
+            Ok(Curve::Bls12_381G2)
+        );
+        assert!(group(r#"{"curve": "bls12-377"}"#).unwrap_err().contains("bls12-377"));
+        assert!(group(r#"{"group": "gt"}"#).unwrap_err().contains("\"g1\" or \"g2\""));
     }
 }

@@ -21,7 +21,7 @@ async fn check(ctx: &MsmContext, bases: &[u8], scalars: &[u8], options: &str, wh
     let got = run(ctx, &b, scalars, js(options))
         .await
         .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let want = cpu_msm(bases, scalars).unwrap();
+    let want = cpu_msm(bases, scalars, JsValue::UNDEFINED).unwrap();
     assert_eq!(got.point(), want, "{what} ({options})");
 }
 
@@ -29,7 +29,7 @@ async fn check(ctx: &MsmContext, bases: &[u8], scalars: &[u8], options: &str, wh
 async fn sizes_match_arkworks() {
     let ctx = context().await;
     for logn in [8u32, 10, 12] {
-        let inputs = SampleInputs::new(1 << logn, logn as u64).unwrap();
+        let inputs = SampleInputs::new(1 << logn, logn as u64, JsValue::UNDEFINED).unwrap();
         let (b, s) = (inputs.bases(), inputs.scalars());
         let t0 = js_sys::Date::now();
         let bases = upload(&ctx, &b).await.unwrap();
@@ -37,7 +37,7 @@ async fn sizes_match_arkworks() {
         let t1 = js_sys::Date::now();
         let again = run(&ctx, &bases, &s, JsValue::UNDEFINED).await.unwrap();
         let t2 = js_sys::Date::now();
-        assert_eq!(first.point(), cpu_msm(&b, &s).unwrap(), "2^{logn}");
+        assert_eq!(first.point(), cpu_msm(&b, &s, JsValue::UNDEFINED).unwrap(), "2^{logn}");
         assert_eq!(again.point(), first.point(), "2^{logn}, second run");
         console_log!("2^{logn}: first {:.0} ms, again {:.0} ms", t1 - t0, t2 - t1);
     }
@@ -61,7 +61,7 @@ async fn adversarial_inputs_match_arkworks() {
 #[wasm_bindgen_test]
 async fn knob_matrix_subset_matches_arkworks() {
     let ctx = context().await;
-    let inputs = SampleInputs::new(100, 11).unwrap();
+    let inputs = SampleInputs::new(100, 11, JsValue::UNDEFINED).unwrap();
     let (b, s) = (inputs.bases(), inputs.scalars());
     for (tpb, pref, slots, cache_dx, fused) in [
         (64, "private", 2, true, false),
@@ -89,10 +89,10 @@ async fn knob_matrix_subset_matches_arkworks() {
 #[ignore]
 async fn knob_matrix_matches_arkworks() {
     let ctx = context().await;
-    let inputs = SampleInputs::new(40, 11).unwrap();
+    let inputs = SampleInputs::new(40, 11, JsValue::UNDEFINED).unwrap();
     let (b, s) = (inputs.bases(), inputs.scalars());
     let bases = upload(&ctx, &b).await.unwrap();
-    let want = cpu_msm(&b, &s).unwrap();
+    let want = cpu_msm(&b, &s, JsValue::UNDEFINED).unwrap();
     // WebGPU's guaranteed minimum; the test adapter has exactly this.
     let workgroup_memory = 16384 * 2;
     let t0 = js_sys::Date::now();
@@ -141,7 +141,7 @@ async fn batch_mistakes_are_js_exceptions() {
 async fn words_above_r_are_taken_mod_r() {
     use ark_ff::{BigInteger, PrimeField};
     let ctx = context().await;
-    let inputs = SampleInputs::new(30, 9).unwrap();
+    let inputs = SampleInputs::new(30, 9, JsValue::UNDEFINED).unwrap();
     let mut s = inputs.scalars();
     let r = Fr::MODULUS.to_bytes_le();
     let mut r_minus_1 = Fr::MODULUS;
@@ -173,17 +173,17 @@ async fn words_above_r_are_taken_mod_r() {
 #[wasm_bindgen_test]
 async fn tables_match_arkworks() {
     let ctx = context().await;
-    let inputs = SampleInputs::new(300, 9).unwrap();
+    let inputs = SampleInputs::new(300, 9, JsValue::UNDEFINED).unwrap();
     let (b, s) = (inputs.bases(), inputs.scalars());
     for options in [r#"{"tableBits": 9}"#, r#"{"tableBits": "auto"}"#] {
         let bases = upload_with(&ctx, &b, options).await.unwrap();
         assert!(bases.table_bits().is_some(), "{options}");
         let got = run(&ctx, &bases, &s, JsValue::UNDEFINED).await.unwrap();
-        assert_eq!(got.point(), cpu_msm(&b, &s).unwrap(), "{options}");
+        assert_eq!(got.point(), cpu_msm(&b, &s, JsValue::UNDEFINED).unwrap(), "{options}");
         let prefix = run(&ctx, &bases, &s[..100 * 32], JsValue::UNDEFINED).await.unwrap();
         assert_eq!(
             prefix.point(),
-            cpu_msm(&b[..100 * 64], &s[..100 * 32]).unwrap(),
+            cpu_msm(&b[..100 * 64], &s[..100 * 32], JsValue::UNDEFINED).unwrap(),
             "{options}, prefix"
         );
     }
@@ -195,11 +195,14 @@ async fn tables_match_arkworks() {
 #[wasm_bindgen_test]
 async fn raw_coordinates_match_arkworks() {
     let ctx = context().await;
-    let inputs = SampleInputs::new(77, 5).unwrap();
+    let inputs = SampleInputs::new(77, 5, JsValue::UNDEFINED).unwrap();
     let bases = upload_raw(&ctx, &inputs.bases_raw()).await.unwrap();
     assert_eq!(bases.length(), 77);
     let got = run(&ctx, &bases, &inputs.scalars(), JsValue::UNDEFINED).await.unwrap();
-    assert_eq!(got.point(), cpu_msm(&inputs.bases(), &inputs.scalars()).unwrap());
+    assert_eq!(
+        got.point(),
+        cpu_msm(&inputs.bases(), &inputs.scalars(), JsValue::UNDEFINED).unwrap()
+    );
     let want = msm_wasm::encoding::bases_arkworks(&got.point()).unwrap()[0];
     assert_eq!(msm_wasm::encoding::bases_raw(&got.raw()).unwrap()[0], want);
     assert_eq!(got.points(), 77);
@@ -208,7 +211,7 @@ async fn raw_coordinates_match_arkworks() {
 #[wasm_bindgen_test]
 async fn timing_reports_every_pass() {
     let ctx = context().await;
-    let inputs = SampleInputs::new(64, 2).unwrap();
+    let inputs = SampleInputs::new(64, 2, JsValue::UNDEFINED).unwrap();
     let bases = upload(&ctx, &inputs.bases()).await.unwrap();
     let r = run(&ctx, &bases, &inputs.scalars(), js(r#"{"timing": true}"#))
         .await
@@ -224,7 +227,7 @@ async fn timing_reports_every_pass() {
 #[wasm_bindgen_test]
 async fn mistakes_are_js_exceptions() {
     let ctx = context().await;
-    let inputs = SampleInputs::new(4, 1).unwrap();
+    let inputs = SampleInputs::new(4, 1, JsValue::UNDEFINED).unwrap();
     let b = inputs.bases();
     let bases = upload(&ctx, &b).await.unwrap();
     let e = upload(&ctx, &b[..100]).await.err().unwrap();
@@ -232,7 +235,7 @@ async fn mistakes_are_js_exceptions() {
     let mut bad_point = b.clone();
     bad_point[64] ^= 1;
     let e = upload(&ctx, &bad_point).await.err().unwrap();
-    assert_eq!(e, "bases: point 1 is refused: it is not on the BN254 curve");
+    assert_eq!(e, "bases: point 1 is refused: it is not on the curve");
     bad_point[64] ^= 1;
     bad_point[127] ^= 0x80;
     let e = upload(&ctx, &bad_point).await.err().unwrap();
@@ -275,4 +278,21 @@ async fn mistakes_are_js_exceptions() {
     };
     assert!(e.contains("64-bit"), "{e}");
     let _: G1Affine = msm_wasm::encoding::bases_arkworks(&b).unwrap()[0];
+}
+
+/// BLS12-381's G1 through the browser API (its 381-bit pipelines compile
+/// once on SwiftShader): see `common::group_matches_arkworks`.
+#[wasm_bindgen_test]
+async fn bls12_381_g1_matches_arkworks() {
+    common::group_matches_arkworks(r#"{"curve": "bls12-381", "group": "g1"}"#).await;
+}
+
+/// The G2s through the browser API: each group's pipelines are minutes of
+/// SwiftShader compilation, so they run with `scripts/test-web.sh
+/// --include-ignored` (the result is in docs/benchmarks.md).
+#[wasm_bindgen_test]
+#[ignore]
+async fn g2_groups_match_arkworks() {
+    common::group_matches_arkworks(r#"{"curve": "bn254", "group": "g2"}"#).await;
+    common::group_matches_arkworks(r#"{"curve": "bls12-381", "group": "g2"}"#).await;
 }

@@ -31,11 +31,11 @@ async fn msm_in_a_worker_matches_arkworks() {
     assert_eq!(global_scope(), "DedicatedWorkerGlobalScope");
     let t0 = js_sys::Date::now();
     let ctx = context().await;
-    let inputs = SampleInputs::new(100, 7).unwrap();
+    let inputs = SampleInputs::new(100, 7, JsValue::UNDEFINED).unwrap();
     let (b, s) = (inputs.bases(), inputs.scalars());
     let bases = upload(&ctx, &b).await.unwrap();
     let got = run(&ctx, &bases, &s, JsValue::UNDEFINED).await.unwrap();
-    assert_eq!(got.point(), cpu_msm(&b, &s).unwrap());
+    assert_eq!(got.point(), cpu_msm(&b, &s, JsValue::UNDEFINED).unwrap());
     console_log!(
         "worker: context and the first MSM in {:.0} ms",
         js_sys::Date::now() - t0

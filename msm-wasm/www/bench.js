@@ -6,7 +6,7 @@ import init, { MsmContext, SampleInputs, cpuMsm, passes } from "./pkg/msm_wasm.j
 // The page's own fields; every other form field and URL parameter is a knob,
 // handed as text to msm-core's one parser (names, camelCase names or aliases
 // as in docs/design.md; an empty field keeps the default).
-const PAGE = ["logn", "reps", "seed"];
+const PAGE = ["curve", "group", "logn", "reps", "seed"];
 const FORM_KNOBS = ["wtpb", "prefmem", "ws", "cachedx", "fused", "split"];
 const KNOBS = [...PAGE, ...FORM_KNOBS];
 const params = new URLSearchParams(location.search);
@@ -44,40 +44,45 @@ async function run(event) {
     const k = Object.fromEntries(KNOBS.map((name) => [name, $(name).value]));
     const n = 1 << Number(k.logn);
     setState("running", "starting WebGPU");
-    context ??= await MsmContext.create();
-    const adapter = context.adapter;
+    // one context per curve group (each compiles its own pipelines)
+    const group = { curve: k.curve, group: k.group };
+    const key = `${k.curve} ${k.group}`;
+    if (context?.key !== key) context = { key, ctx: await MsmContext.create(group) };
+    const ctx = context.ctx;
+    const adapter = ctx.adapter;
     const options = { timing: adapter.timestamps };
     for (const name of FORM_KNOBS) if (k[name] !== "") options[name] = k[name];
     for (const [name, value] of params) if (!KNOBS.includes(name)) options[name] = value;
     setState("running", `generating 2^${k.logn} inputs`);
-    const inputs = new SampleInputs(n, BigInt(k.seed));
+    const inputs = new SampleInputs(n, BigInt(k.seed), group);
     const basesBytes = inputs.bases;
     const scalarBytes = inputs.scalars;
     let t = performance.now();
-    const bases = await context.uploadBases(basesBytes);
+    const bases = await ctx.uploadBases(basesBytes);
     const uploadMs = performance.now() - t;
     setState("running", "cold run (compiles shaders)");
     t = performance.now();
-    const cold = await context.msm(bases, scalarBytes, options);
+    const cold = await ctx.msm(bases, scalarBytes, options);
     const coldMs = performance.now() - t;
     const warm = [];
     const passMs = [];
     for (let i = 0; i < Number(k.reps); i++) {
       setState("running", `warm run ${i + 1} of ${k.reps}`);
       t = performance.now();
-      const r = await context.msm(bases, scalarBytes, options);
+      const r = await ctx.msm(bases, scalarBytes, options);
       warm.push(performance.now() - t);
       if (r.gpuPassMs) passMs.push(Array.from(r.gpuPassMs));
       if (!equal(r.point, cold.point)) throw new Error(`warm run ${i + 1} differs from the cold run`);
     }
     setState("running", "arkworks on the CPU (wasm, one thread)");
     t = performance.now();
-    const expected = cpuMsm(basesBytes, scalarBytes);
+    const expected = cpuMsm(basesBytes, scalarBytes, group);
     const cpuMs = performance.now() - t;
     const ok = equal(cold.point, expected);
     $("verdict").textContent = ok ? "correct" : "WRONG";
     $("verdict").dataset.ok = String(ok);
     row("adapter", adapter.name || "(unnamed)", `${adapter.deviceType}, ${adapter.software ? "software: not GPU times" : "GPU"}; field ${adapter.fieldLayout} ${adapter.fieldCode}`);
+    row("group", key, "");
     row("points", `2^${k.logn} = ${n}`, `window ${cold.windowBits} bits, ${cold.walkerThreads} walker threads`);
     row("bases upload", ms(uploadMs), "once per base set");
     row("cold", ms(coldMs), "first MSM: shader compilation, buffers");

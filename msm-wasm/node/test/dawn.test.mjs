@@ -131,7 +131,7 @@ test("mistakes reject with a message naming the item", async () => {
   await rejects(ctx.uploadBases(b.slice(0, 100)), /not a whole number/);
   const offCurve = b.slice();
   offCurve[64] ^= 1;
-  await rejects(ctx.uploadBases(offCurve), /^bases: point 1 is refused: it is not on the BN254 curve$/);
+  await rejects(ctx.uploadBases(offCurve), /^bases: point 1 is refused: it is not on the curve$/);
   const badSign = b.slice();
   badSign[127] ^= 0x80;
   await rejects(ctx.uploadBases(badSign), /^bases: point 1 is refused: its sign flag/);
@@ -165,3 +165,53 @@ test("WebGPU's default limits plan within them", async () => {
   const got = await small.msm(bases, inputs.scalars, { maxChunkPoints: 128 });
   assert.ok(equal(got.point, cpuMsm(inputs.bases, inputs.scalars)));
 });
+
+// Each curve group through the package: sample MSMs in both base formats,
+// words at and above r, a batch with a prefix, every adversarial class, a
+// table, refusals. BLS12-381's G1 always; the G2s (minutes of pipeline
+// compilation on lavapipe) with MSM_DAWN_ALL_GROUPS=1, as on a real GPU.
+const R = {
+  bn254: 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n,
+  "bls12-381": 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n,
+};
+const allGroups = !!process.env.MSM_DAWN_ALL_GROUPS;
+for (const [curve, group, always] of [["bls12-381", "g1", true], ["bn254", "g2", false], ["bls12-381", "g2", false]]) {
+  const skip = !always && !allGroups && "set MSM_DAWN_ALL_GROUPS=1";
+  test(`${curve} ${group} matches arkworks`, { skip }, async () => {
+    const g = { curve, group };
+    const gctx = await MsmContext.create(g);
+    assert.deepEqual(gctx.group, g);
+    const size = gctx.pointBytes;
+    const inputs = new SampleInputs(60, 5n, g);
+    const b = inputs.bases;
+    assert.equal(b.length, 60 * size);
+    const s = inputs.scalars;
+    const le = (v) => Uint8Array.from({ length: 32 }, (_, i) => Number((v >> BigInt(8 * i)) & 0xffn));
+    const r = R[curve];
+    [r - 1n, r, r + 1n, 1n << 255n, (1n << 256n) - 1n].forEach((w, i) => s.set(le(w), 64 * i));
+    const want = cpuMsm(b, s, g);
+    const bases = await gctx.uploadBases(b);
+    const got = await gctx.msm(bases, s);
+    assert.ok(equal(got.point, want), `${curve} ${group}`);
+    assert.equal(got.point.length, size);
+    const raw = await gctx.uploadBasesRaw(inputs.basesRaw);
+    assert.ok(equal((await gctx.msm(raw, s)).point, want), "raw bases");
+    const vectors = [s, s.slice(0, 17 * 32), new Uint8Array()];
+    const results = await gctx.msmBatch(bases, vectors);
+    for (const [i, v] of vectors.entries()) assert.ok(equal(results[i].point, cpuMsm(b, v, g)), `vector ${i}`);
+    assert.ok(results[2].isIdentity);
+    for (const c of adversarialInputs(24, 3n, g)) {
+      const cb = await gctx.uploadBases(c.bases);
+      assert.ok(equal((await gctx.msm(cb, c.scalars)).point, cpuMsm(c.bases, c.scalars, g)), c.what);
+    }
+    const table = await gctx.uploadBases(b, { tableBits: 8 });
+    assert.ok(equal((await gctx.msm(table, s)).point, want), "table");
+    const bad = b.slice();
+    bad[2 * size + size / 2 - 2] ^= 1;
+    await rejects(gctx.uploadBases(bad), /^bases: point 2 is refused: /);
+    await rejects(gctx.uploadBases(b.slice(0, size + 1)), /not a whole number/);
+    const g1 = new SampleInputs(4, 1n);
+    await rejects(gctx.msm(await ctx.uploadBases(g1.bases), g1.scalars), /this context runs/);
+    await rejects(MsmContext.create({ curve: "bls12-377" }), /unknown curve/);
+  });
+}

@@ -104,10 +104,10 @@ pub async fn batch_of(
 /// each equal to arkworks and to a single `msm` of the same vector, in order.
 pub async fn batch_matches_single_and_arkworks(ctx: &MsmContext) {
     let n = 40;
-    let inputs = SampleInputs::new(n, 21).unwrap();
+    let inputs = SampleInputs::new(n, 21, JsValue::UNDEFINED).unwrap();
     let b = inputs.bases();
     let bases = upload(ctx, &b).await.unwrap();
-    let other = SampleInputs::new(n, 22).unwrap().scalars();
+    let other = SampleInputs::new(n, 22, JsValue::UNDEFINED).unwrap().scalars();
     let edges = scalars_bytes(&[
         Fr::from(0u64),
         Fr::from(1u64),
@@ -128,7 +128,7 @@ pub async fn batch_matches_single_and_arkworks(ctx: &MsmContext) {
     let t1 = js_sys::Date::now();
     assert_eq!(results.len(), vectors.len());
     for (i, (v, got)) in vectors.iter().zip(&results).enumerate() {
-        let want = cpu_msm(&b, v).unwrap();
+        let want = cpu_msm(&b, v, JsValue::UNDEFINED).unwrap();
         assert_eq!(got.point(), want, "vector {i} against arkworks");
         assert_eq!(got.points(), v.len() / 32, "vector {i}");
         let single = run(ctx, &bases, v, JsValue::UNDEFINED).await.unwrap();
@@ -160,7 +160,7 @@ pub async fn batch_matches_single_and_arkworks(ctx: &MsmContext) {
 
 /// A mistake in any vector rejects the batch with a message naming it.
 pub async fn batch_mistakes_are_js_exceptions(ctx: &MsmContext) {
-    let inputs = SampleInputs::new(8, 3).unwrap();
+    let inputs = SampleInputs::new(8, 3, JsValue::UNDEFINED).unwrap();
     let bases = upload(ctx, &inputs.bases()).await.unwrap();
     let ok = inputs.scalars();
     let mut long = ok.clone();
@@ -176,7 +176,10 @@ pub async fn batch_mistakes_are_js_exceptions(ctx: &MsmContext) {
     let got = run_batch(ctx, &bases, &[ok.clone(), too_big.clone()], JsValue::UNDEFINED)
         .await
         .unwrap();
-    assert_eq!(got[1].point(), cpu_msm(&inputs.bases(), &too_big).unwrap());
+    assert_eq!(
+        got[1].point(),
+        cpu_msm(&inputs.bases(), &too_big, JsValue::UNDEFINED).unwrap()
+    );
     let e = run_batch(ctx, &bases, &[ok[..33].to_vec()], JsValue::UNDEFINED)
         .await
         .err()
@@ -202,4 +205,76 @@ pub async fn batch_mistakes_are_js_exceptions(ctx: &MsmContext) {
         .err()
         .unwrap();
     assert!(e.contains("walker_slots"), "{e}");
+}
+
+/// A context of the group `options` names (`{"curve": ..., "group": ...}`,
+/// keys in that order): seeded MSMs in both base formats, a batch with a
+/// prefix, every adversarial class, refusals; all against arkworks in wasm.
+pub async fn group_matches_arkworks(options: &str) {
+    let group = js(options);
+    let ctx = MsmContext::create(group.clone())
+        .await
+        .unwrap_or_else(|e| panic!("{options}: {}", error_message(e)));
+    let described = js_sys::JSON::stringify(&ctx.group()).unwrap();
+    assert_eq!(String::from(described), options.replace(' ', ""));
+    let size = ctx.point_bytes();
+    let t0 = js_sys::Date::now();
+    let inputs = SampleInputs::new(60, 5, group.clone()).unwrap();
+    let (b, s) = (inputs.bases(), inputs.scalars());
+    assert_eq!(b.len(), 60 * size);
+    let want = cpu_msm(&b, &s, group.clone()).unwrap();
+    let bases = upload(&ctx, &b).await.unwrap();
+    let got = run(&ctx, &bases, &s, JsValue::UNDEFINED).await.unwrap();
+    assert_eq!(got.point(), want, "{options}");
+    assert!(!got.is_identity() && got.x().starts_with("0x"));
+    let t1 = js_sys::Date::now();
+    let raw = upload_raw(&ctx, &inputs.bases_raw()).await.unwrap();
+    let got = run(&ctx, &raw, &s, JsValue::UNDEFINED).await.unwrap();
+    assert_eq!(got.point(), want, "{options}, raw bases");
+    assert_eq!(got.raw().len(), size);
+    let vectors = [s.clone(), s[..17 * 32].to_vec(), Vec::new()];
+    let results = run_batch(&ctx, &bases, &vectors, JsValue::UNDEFINED).await.unwrap();
+    for (i, (v, got)) in vectors.iter().zip(&results).enumerate() {
+        assert_eq!(
+            got.point(),
+            cpu_msm(&b, v, group.clone()).unwrap(),
+            "{options}: vector {i}"
+        );
+    }
+    assert!(results[2].is_identity());
+    for case in msm_wasm::adversarial_inputs(24, 3, group.clone()).unwrap().iter() {
+        let field = |k: &str| js_sys::Reflect::get(&case, &k.into()).unwrap();
+        let what = field("what").as_string().unwrap();
+        let cb = js_sys::Uint8Array::from(field("bases")).to_vec();
+        let cs = js_sys::Uint8Array::from(field("scalars")).to_vec();
+        let bases = upload(&ctx, &cb)
+            .await
+            .unwrap_or_else(|e| panic!("{options} {what}: {e}"));
+        let got = run(&ctx, &bases, &cs, JsValue::UNDEFINED).await.unwrap();
+        assert_eq!(
+            got.point(),
+            cpu_msm(&cb, &cs, group.clone()).unwrap(),
+            "{options}: {what}"
+        );
+    }
+    // a point off the curve is named; another group's bases are refused
+    let mut bad = b.clone();
+    bad[2 * size + size / 2 - 2] ^= 1;
+    let e = upload(&ctx, &bad).await.err().unwrap();
+    assert!(e.starts_with("bases: point 2 is refused: "), "{options}: {e}");
+    let e = upload(&ctx, &b[..size + 1]).await.err().unwrap();
+    assert!(e.contains("not a whole number"), "{options}: {e}");
+    let bn254 = context().await;
+    let g1 = SampleInputs::new(4, 1, JsValue::UNDEFINED).unwrap();
+    let g1_bases = upload(&bn254, &g1.bases()).await.unwrap();
+    let e = run(&ctx, &g1_bases, &g1.scalars(), JsValue::UNDEFINED)
+        .await
+        .err()
+        .unwrap();
+    assert!(e.contains("this context runs"), "{options}: {e}");
+    console_log!(
+        "{options}: first MSM {:.0} ms (with its compiles), the rest {:.0} ms",
+        t1 - t0,
+        js_sys::Date::now() - t1
+    );
 }
