@@ -8,7 +8,7 @@
 // (and the report says so).
 //
 //   node bench.mjs [--sizes 16,17,20] [--reps 10] [--seed 1]
-//                  [--curve bn254|bls12-381] [--group g1|g2]
+//                  [--curve bn254|bls12-381] [--group g1|g2] [--field-code unrolled|looped]
 //                  [--inputs DIR]   # DIR/<logn>/{bases,scalars,expect}.bin from msm-cli gen / msm
 //                  [--limits adapter|default] [--knob name=value]... [--json FILE]
 //                  [--table C|auto]  # uploadBases(bytes, { tableBits }): a table of shifted bases
@@ -25,6 +25,7 @@ const { values: args } = parseArgs({
     seed: { type: "string", default: "1" },
     curve: { type: "string", default: "bn254" },
     group: { type: "string", default: "g1" },
+    "field-code": { type: "string" },
     inputs: { type: "string" },
     limits: { type: "string", default: "adapter" },
     knob: { type: "string", multiple: true, default: [] },
@@ -55,7 +56,8 @@ const group = { curve: args.curve, group: args.group };
 const knobs = Object.fromEntries(args.knob.map((k) => k.split("=")));
 const t0 = now();
 await init({ dawnOptions: args.dawn.split(" ").filter(Boolean) });
-const ctx = await MsmContext.create({ ...group, limits: args.limits });
+const fieldCode = args["field-code"];
+const ctx = await MsmContext.create({ ...group, limits: args.limits, ...(fieldCode ? { fieldCode } : {}) });
 const adapter = ctx.adapter;
 console.error(`${args.curve} ${args.group}; adapter: ${adapter.name} (${adapter.adapterClass}), field ${adapter.fieldLayout} ${adapter.fieldCode}, ` +
   `inversion ${adapter.inversion}, limits ${args.limits}; context in ${f(now() - t0, 0)} ms`);
@@ -107,7 +109,7 @@ for (const logn of args.sizes.split(",").map(Number)) {
   const row = {
     logn, n, curve: args.curve, group: args.group, inputs: inputs.from, adapter: adapter.name, adapterClass: adapter.adapterClass,
     fieldLayout: adapter.fieldLayout, limits: args.limits, knobs, windowBits: cold.windowBits,
-    uploadBasesMs, tableBits: bases.tableBits ?? null, coldMs, warm: warmStats, warmTimed: timedStats,
+    uploadBasesMs, tableBits: bases.tableBits ?? null, coldMs, point: Buffer.from(cold.point).toString("hex"), warm: warmStats, warmTimed: timedStats,
     gpuPassMs: Object.fromEntries(passes().map((p, k) => [p, pass[k]])),
     gpuKernelMs, gpuSumMs: gpuSum, hostMs: timedStats.median - gpuSum, host, check,
   };
