@@ -168,18 +168,20 @@ test("WebGPU's default limits plan within them", async () => {
 
 // Each curve group through the package: sample MSMs in both base formats,
 // words at and above r, a batch with a prefix, every adversarial class, a
-// table, refusals. BLS12-381's G1 always; the G2s (minutes of pipeline
-// compilation on lavapipe) with MSM_DAWN_ALL_GROUPS=1, as on a real GPU.
+// table, refusals. With MSM_DAWN_GROUPS=1: under Dawn on lavapipe each
+// group's pipelines compile for minutes (BLS12-381 G1: 207 s of a 225 s
+// test with a cold shader cache), so CI runs the groups in the browser suite
+// (SwiftShader) and this runs where Dawn has a GPU (docs/benchmarks.md).
 const R = {
   bn254: 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n,
   "bls12-381": 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n,
 };
-const allGroups = !!process.env.MSM_DAWN_ALL_GROUPS;
-for (const [curve, group, always] of [["bls12-381", "g1", true], ["bn254", "g2", false], ["bls12-381", "g2", false]]) {
-  const skip = !always && !allGroups && "set MSM_DAWN_ALL_GROUPS=1";
+const skip = !process.env.MSM_DAWN_GROUPS && "set MSM_DAWN_GROUPS=1";
+for (const [curve, group] of [["bls12-381", "g1"], ["bn254", "g2"], ["bls12-381", "g2"]]) {
   test(`${curve} ${group} matches arkworks`, { skip }, async () => {
     const g = { curve, group };
     const gctx = await MsmContext.create(g);
+    const t0 = performance.now();
     assert.deepEqual(gctx.group, g);
     const size = gctx.pointBytes;
     const inputs = new SampleInputs(60, 5n, g);
@@ -200,10 +202,12 @@ for (const [curve, group, always] of [["bls12-381", "g1", true], ["bn254", "g2",
     const results = await gctx.msmBatch(bases, vectors);
     for (const [i, v] of vectors.entries()) assert.ok(equal(results[i].point, cpuMsm(b, v, g)), `vector ${i}`);
     assert.ok(results[2].isIdentity);
+    const t1 = performance.now();
     for (const c of adversarialInputs(24, 3n, g)) {
       const cb = await gctx.uploadBases(c.bases);
       assert.ok(equal((await gctx.msm(cb, c.scalars)).point, cpuMsm(c.bases, c.scalars, g)), c.what);
     }
+    const t2 = performance.now();
     const table = await gctx.uploadBases(b, { tableBits: 8 });
     assert.ok(equal((await gctx.msm(table, s)).point, want), "table");
     const bad = b.slice();
@@ -213,5 +217,7 @@ for (const [curve, group, always] of [["bls12-381", "g1", true], ["bn254", "g2",
     const g1 = new SampleInputs(4, 1n);
     await rejects(gctx.msm(await ctx.uploadBases(g1.bases), g1.scalars), /this context runs/);
     await rejects(MsmContext.create({ curve: "bls12-377" }), /unknown curve/);
+    const s3 = (t) => ((t - t0) / 1e3).toFixed(1);
+    console.log(`${curve} ${group}: first checks ${s3(t1)} s, adversarial classes until ${s3(t2)} s, all ${s3(performance.now())} s`);
   });
 }
