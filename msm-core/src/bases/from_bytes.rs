@@ -37,7 +37,7 @@ impl GpuContext {
     /// Uploads bases of the group `C` given as bytes
     /// ([`Curve::point_bytes`] a point, in `format`). BN254's G1 points are
     /// converted and checked on the GPU; other groups' are decoded by the
-    /// CPU twin ([`crate::cpu::bases::decode_point`]) and uploaded as
+    /// CPU twin (`cpu::bases::decode_point`) and uploaded as
     /// [`GpuContext::upload_bases`] does. Fails with
     /// [`MsmError::InvalidBase`] naming the first point that is not
     /// canonical, not on the curve or not in the format's one encoding
