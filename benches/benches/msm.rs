@@ -1,13 +1,17 @@
 //! Criterion: the GPU MSM (bases resident, `msm_blocking`: scalars uploaded,
 //! passes run, result on the host) beside arkworks' CPU MSM, per size, for
-//! BN254's G1 (group `msm`) and BLS12-381's (group `msm-bls12-381`).
-//! Sizes: `MSM_BENCH_LOGN="10,12,16"` (default 2^8, 2^10, 2^12).
+//! BN254's G1 (group `msm`), BLS12-381's (group `msm-bls12-381`) and, when
+//! `MSM_BENCH_GROUPS` names them, the G2s (`msm-bn254-g2`,
+//! `msm-bls12-381-g2`: minutes of pipeline compilation on a CPU adapter).
+//! Sizes: `MSM_BENCH_LOGN="10,12,16"` (default 2^8, 2^10, 2^12); groups:
+//! `MSM_BENCH_GROUPS="bn254,bls12-381,bn254-g2,bls12-381-g2"` (default the
+//! two G1s).
 
 use ark_ec::short_weierstrass::Projective;
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use msm_benches::{bench_logn, context_for, SEED};
-use msm_core::{Bls12_381, Bn254, GpuCurve};
+use msm_core::{Bls12_381, Bn254, Curve, GpuCurve};
 
 /// The group `name`: every size on the GPU (where the default plan is
 /// valid) and with arkworks.
@@ -51,8 +55,16 @@ fn msm_of<C: GpuCurve>(c: &mut Criterion, name: &str) {
 }
 
 fn msm(c: &mut Criterion) {
-    msm_of::<Bn254>(c, "msm");
-    msm_of::<Bls12_381>(c, "msm-bls12-381");
+    let groups = std::env::var("MSM_BENCH_GROUPS").unwrap_or_else(|_| "bn254,bls12-381".into());
+    for name in groups.split(',').map(str::trim).filter(|g| !g.is_empty()) {
+        match Curve::from_name(name) {
+            Some(Curve::Bn254G1) => msm_of::<Bn254>(c, "msm"),
+            Some(Curve::Bls12_381G1) => msm_of::<Bls12_381>(c, "msm-bls12-381"),
+            Some(Curve::Bn254G2) => msm_of::<ark_bn254::g2::Config>(c, "msm-bn254-g2"),
+            Some(Curve::Bls12_381G2) => msm_of::<ark_bls12_381::g2::Config>(c, "msm-bls12-381-g2"),
+            None => panic!("MSM_BENCH_GROUPS: unknown group {name:?} (bn254, bls12-381, bn254-g2, bls12-381-g2)"),
+        }
+    }
 }
 
 criterion_group!(benches, msm);
