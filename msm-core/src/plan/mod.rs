@@ -265,10 +265,8 @@ impl MsmConfig {
 
     diagnostics_pub! {
         /// Halves the walker's threads a workgroup (down to 32) until its
-        /// inversion tree fits the adapter's workgroup memory: G2's Fq2
-        /// coordinates (64 or 96 bytes) outgrow what the defaults were sized
-        /// for. For defaults only: a caller's own `walker_tpb` is checked, not
-        /// changed.
+        /// inversion tree fits the adapter's workgroup memory (G2's wider
+        /// tree); for defaults: a caller's own `walker_tpb` is only checked.
         fn fit_walker_threads(&mut self, bounds: &AdapterBounds) {
             while self.walker_tpb > 32 && self.check_walker_fits(bounds).is_err() {
                 self.walker_tpb /= 2;
