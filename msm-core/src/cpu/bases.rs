@@ -6,7 +6,7 @@
 use ark_bn254::{Fq, G1Affine};
 use ark_ec::short_weierstrass::Affine;
 use ark_ec::AffineRepr;
-use ark_ff::{BigInt, BigInteger, Field, PrimeField};
+use ark_ff::{AdditiveGroup, BigInt, BigInteger, Field, PrimeField};
 use ark_serialize::CanonicalSerialize;
 use msm_wgsl::BaseField;
 
@@ -116,7 +116,10 @@ pub fn decode_point<C: GpuCurve>(bytes: &[u8], format: BaseFormat) -> Result<Opt
     let curve = C::CURVE;
     assert_eq!(bytes.len(), curve.point_bytes(), "one {curve} point");
     let zcash = format == BaseFormat::Arkworks && curve.field() == BaseField::Bls12_381;
-    let mut body = bytes.to_vec();
+    // on the stack: this runs once a point for 2^20 and more points
+    let mut buf = [0u8; 192];
+    let body = &mut buf[..bytes.len()];
+    body.copy_from_slice(bytes);
     let flag_byte = match format {
         BaseFormat::Raw => None,
         BaseFormat::Arkworks if zcash => Some(0),
@@ -153,13 +156,14 @@ pub fn decode_point<C: GpuCurve>(bytes: &[u8], format: BaseFormat) -> Result<Opt
         <C::BaseField as Field>::BasePrimeField::from_bigint(b)
     });
     let mut coordinate = || -> Result<C::BaseField, BaseDefect> {
-        let mut parts: Vec<_> = (0..degree)
-            .map(|_| elems.next().flatten())
-            .collect::<Option<_>>()
-            .ok_or(BaseDefect::NotCanonical)?;
-        if zcash {
-            parts.reverse(); // c1 first
+        let mut parts = [<C::BaseField as Field>::BasePrimeField::ZERO; 2];
+        for part in &mut parts[..degree] {
+            *part = elems.next().flatten().ok_or(BaseDefect::NotCanonical)?;
         }
+        if zcash {
+            parts[..degree].reverse(); // c1 first
+        }
+        let parts = parts[..degree].iter().copied();
         Ok(C::BaseField::from_base_prime_field_elems(parts).expect("the extension degree's elements"))
     };
     let (x, y) = (coordinate()?, coordinate()?);
