@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use msm_core::{Curve, GpuCurve, MsmError};
+use msm_core::{GpuCurve, MsmError};
 
 use crate::error::CliError;
 use crate::files;
@@ -37,12 +37,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let n = 1usize << args.logn;
     let bases_path = args.out.join("bases.bin");
     let scalars_path = args.out.join("scalars.bin");
-    match curve {
-        Curve::Bn254G1 => write_inputs::<msm_core::Bn254>(args, &bases_path, &scalars_path)?,
-        Curve::Bls12_381G1 => write_inputs::<msm_core::Bls12_381>(args, &bases_path, &scalars_path)?,
-        Curve::Bn254G2 => write_inputs::<ark_bn254::g2::Config>(args, &bases_path, &scalars_path)?,
-        Curve::Bls12_381G2 => write_inputs::<ark_bls12_381::g2::Config>(args, &bases_path, &scalars_path)?,
-    }
+    crate::knobs::in_group!(curve, write_inputs(args, &bases_path, &scalars_path))?;
     eprintln!(
         "wrote {n} {curve} bases to {} and {n} scalars to {} (seed {})",
         bases_path.display(),

@@ -6,6 +6,20 @@ use msm_core::{
     ContextOptions, FieldCode, FieldLayout, GpuContext, Inversion, KnobOverrides, MsmConfig, MsmError, ProfileChoice,
 };
 
+/// Calls `f::<C>(args...)` with `C` the arkworks config of the group `curve`
+/// (a [`msm_core::Curve`]): one dispatch for every command that runs any group.
+macro_rules! in_group {
+    ($curve:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $curve {
+            msm_core::Curve::Bn254G1 => $f::<ark_bn254::g1::Config>($($arg),*),
+            msm_core::Curve::Bls12_381G1 => $f::<ark_bls12_381::g1::Config>($($arg),*),
+            msm_core::Curve::Bn254G2 => $f::<ark_bn254::g2::Config>($($arg),*),
+            msm_core::Curve::Bls12_381G2 => $f::<ark_bls12_381::g2::Config>($($arg),*),
+        }
+    };
+}
+pub(crate) use in_group;
+
 #[derive(clap::Args, Clone, Debug)]
 pub struct GpuArgs {
     /// Curve: bn254 or bls12-381.

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
-use msm_core::{Curve, GpuCurve};
+use msm_core::GpuCurve;
 
 use crate::error::CliError;
 use crate::files;
@@ -33,12 +33,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<(), CliError> {
-    match args.gpu.curve()? {
-        Curve::Bn254G1 => run_for::<msm_core::Bn254>(args),
-        Curve::Bls12_381G1 => run_for::<msm_core::Bls12_381>(args),
-        Curve::Bn254G2 => run_for::<ark_bn254::g2::Config>(args),
-        Curve::Bls12_381G2 => run_for::<ark_bls12_381::g2::Config>(args),
-    }
+    crate::knobs::in_group!(args.gpu.curve()?, run_for(args))
 }
 
 fn run_for<C: GpuCurve>(args: &Args) -> Result<(), CliError> {

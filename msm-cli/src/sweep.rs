@@ -7,9 +7,10 @@
 //! (untimed passes) and, where the adapter has timestamps, once more with
 //! per-pass timestamps for its GPU sum.
 
-use ark_ec::CurveGroup;
+use ark_ec::short_weierstrass::Projective;
+use ark_ec::{CurveGroup, VariableBaseMSM};
 use msm_core::sample::ScalarClass;
-use msm_core::{cpu, GpuContext, MsmConfig, MsmError, PrefMem, TaskSplit};
+use msm_core::{GpuContext, GpuCurve, MsmConfig, MsmError, PrefMem, TaskSplit};
 use serde::Serialize;
 
 use crate::calls::Calls;
@@ -150,16 +151,22 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         .scalars
         .parse()
         .map_err(|e: String| MsmError::invalid_config("--scalars", e))?;
-    args.gpu.bn254_g1_only("sweep")?;
+    crate::knobs::in_group!(args.gpu.curve()?, sweep_in(args, class))
+}
+
+/// The sweep in the group `C` (the context's `--curve` and `--group`).
+fn sweep_in<C: GpuCurve>(args: &Args, class: ScalarClass) -> Result<(), CliError> {
     let ctx = args.gpu.context(Default::default())?;
     let n = 1usize << args.logn;
     let configs = match &args.variants {
         Some(spec) => knob_sets(spec, &ctx.config_for(n))?,
         None => ladder(ctx.config_for(n)),
     };
-    let (bases, mut scalars) = crate::inputs::generate(n, args.seed, !args.json && args.logn >= 18);
+    let (bases, mut scalars) = crate::inputs::generate_of::<C>(n, args.seed, !args.json && args.logn >= 18);
     msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);
-    let expected = cpu::msm_reference(&bases, &scalars).into_affine();
+    let expected = Projective::<C>::msm(&bases, &scalars)
+        .expect("equal lengths")
+        .into_affine();
     let mut resident = ctx.upload_bases_blocking(&bases)?;
     args.table.build(&ctx, &mut resident)?;
     let calls = Calls {
@@ -216,7 +223,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
 
 /// A variant's warm-up (pipelines compiled, scratch allocated, checked
 /// but untimed), or why it is skipped or failed.
-fn warm_up(calls: &Calls<'_>, n: usize, config: &MsmConfig) -> Outcome {
+fn warm_up<C: GpuCurve>(calls: &Calls<'_, C>, n: usize, config: &MsmConfig) -> Outcome {
     if let Err(e) = calls.ctx.plan(n, config) {
         return Outcome::Skipped(e.to_string());
     }
@@ -235,7 +242,7 @@ fn warm_up(calls: &Calls<'_>, n: usize, config: &MsmConfig) -> Outcome {
 
 /// One timed round of a variant that still runs: an end-to-end call and,
 /// where there are timestamps, a call for the GPU sum.
-fn time(calls: &Calls<'_>, v: &mut Variant) {
+fn time<C: GpuCurve>(calls: &Calls<'_, C>, v: &mut Variant) {
     if let Outcome::Timed { times, gpu, correct } = &mut v.outcome {
         match calls
             .call(&v.config)
@@ -300,7 +307,7 @@ fn rows(ctx: &GpuContext, args: &Args, n: usize, variants: &[Variant]) -> Vec<Ro
 
 fn print_table(ctx: &GpuContext, args: &Args, n: usize, rows: &[Row]) {
     println!("adapter  {}", adapter_line(ctx));
-    println!("field    {}", ctx.field_layout());
+    println!("field    {}", crate::knobs::field_line(ctx));
     println!(
         "inputs   n = 2^{} = {n}, seed {}; {} reps per variant after one warm-up, ABBA order; \
          wall clock per call to the result on the host",

@@ -1,4 +1,5 @@
-//! `msm-cli tune`: measures this adapter and writes its profile. At each
+//! `msm-cli tune`: measures this adapter for one curve group (`--curve`,
+//! `--group`) and writes the group's profile. At each
 //! size it times a ladder of knob sets interleaved (ABBA: the order reverses
 //! every round, so drift hits every set alike) against the knobs the
 //! adapter class has built in for that size, keeps the fastest where it
@@ -8,10 +9,10 @@
 
 use std::time::Instant;
 
-use ark_bn254::{Fr, G1Affine};
-use ark_ec::CurveGroup;
+use ark_ec::short_weierstrass::{Affine, Projective};
+use ark_ec::{CurveGroup, VariableBaseMSM};
 use msm_core::engine::profile::{Profile, ProfileRange};
-use msm_core::{cpu, Bases, GpuContext, MsmConfig, MsmError, ProfileChoice};
+use msm_core::{Bases, GpuContext, GpuCurve, MsmConfig, MsmError, ProfileChoice};
 
 use crate::error::CliError;
 use crate::knobs::{config_line, knob_sets, GpuArgs};
@@ -45,6 +46,10 @@ pub struct Args {
     /// Print the profile without writing it.
     #[arg(long)]
     dry_run: bool,
+    /// Measure the crossover alone (no knob ladder; the profile keeps the
+    /// built-in knobs).
+    #[arg(long)]
+    crossover_only: bool,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -52,13 +57,22 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<(), CliError> {
     let sizes = parse_sizes(&args.sizes)?;
     let ladder = knob_sets(&args.ladder, &MsmConfig::default())?;
-    args.gpu.bn254_g1_only("tune")?;
+    crate::knobs::in_group!(args.gpu.curve()?, tune_in(args, &sizes, &ladder))
+}
+
+/// The tuning of the group `C`.
+fn tune_in<C: GpuCurve>(args: &Args, sizes: &[u32], ladder: &[MsmConfig]) -> Result<(), CliError> {
     let ctx = args.gpu.context_with_profile(Default::default(), ProfileChoice::Off)?;
     let layout = ctx.field_layout().to_string();
-    let mut profile = Profile::new(ctx.adapter_info(), &layout);
-    let max_logn = sizes.iter().copied().max().unwrap_or(0).max(args.crossover_max_logn);
-    eprintln!("tune: generating 2^{max_logn} inputs...");
-    let (bases, scalars) = crate::inputs::generate(1 << max_logn, 7, max_logn >= 18);
+    let mut profile = Profile::new(ctx.adapter_info(), &layout, C::CURVE);
+    let ladder_max = if args.crossover_only {
+        0
+    } else {
+        sizes.iter().copied().max().unwrap_or(0)
+    };
+    let max_logn = ladder_max.max(args.crossover_max_logn);
+    eprintln!("tune: generating 2^{max_logn} {} inputs...", C::CURVE);
+    let (bases, scalars) = crate::inputs::generate_of::<C>(1 << max_logn, 7, max_logn >= 18);
     let tuner = Tuner {
         ctx: &ctx,
         resident: ctx.upload_bases_blocking(&bases)?,
@@ -67,7 +81,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         reps: args.reps.max(1),
     };
     profile.crossover = tuner.crossover(args.crossover_max_logn)?;
-    for (i, &logn) in sizes.iter().enumerate() {
+    for (i, &logn) in sizes.iter().enumerate().filter(|_| !args.crossover_only) {
         // the built-in knobs of this size first: the set to beat
         let built_in = ctx.config_for(1 << logn);
         let others = ladder.iter().filter(|c| **c != built_in).cloned();
@@ -76,6 +90,10 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         let lo = if i == 0 { 0 } else { (sizes[i - 1] + logn) / 2 + 1 };
         let hi = sizes.get(i + 1).map_or(32, |&next| (logn + next) / 2);
         profile.ranges.extend(keep_best(&sets, &medians, lo, hi));
+    }
+    if args.crossover_only {
+        // the built-in knobs, so that the profile does not lose them
+        profile.ranges = builtin_ranges(&ctx);
     }
     println!(
         "crossover: {}",
@@ -90,7 +108,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }
     let path = match &args.out {
         Some(p) => p.clone(),
-        None => Profile::default_path(ctx.adapter_info(), &layout).ok_or_else(|| {
+        None => Profile::default_path(ctx.adapter_info(), &layout, C::CURVE).ok_or_else(|| {
             bad(
                 "--out",
                 "no config folder (set HOME or XDG_CONFIG_HOME): give --out".into(),
@@ -136,12 +154,7 @@ fn keep_best(ladder: &[MsmConfig], medians: &[Option<f64>], lo: u32, hi: u32) ->
         println!("  the defaults stay (no set beat them by {:.0}%)", 100.0 * MARGIN);
         return None;
     }
-    let knobs = ladder[best]
-        .describe()
-        .split(',')
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
+    let knobs = knobs_of(&ladder[best]);
     let gain = medians[best].map_or(0.0, |m| 100.0 * (1.0 - m / default_ms));
     println!(
         "  kept for 2^{lo}..2^{hi}: {} ({gain:.1}% faster than the built-in knobs)",
@@ -154,18 +167,51 @@ fn keep_best(ladder: &[MsmConfig], medians: &[Option<f64>], lo: u32, hi: u32) ->
     })
 }
 
+/// The knobs of `config` that differ from the defaults, as a profile holds them.
+fn knobs_of(config: &MsmConfig) -> std::collections::BTreeMap<String, String> {
+    config
+        .describe()
+        .split(',')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// The knobs the context runs at each size without a profile, as ranges.
+fn builtin_ranges(ctx: &GpuContext) -> Vec<ProfileRange> {
+    let mut out: Vec<ProfileRange> = Vec::new();
+    for logn in 0..32 {
+        let knobs = knobs_of(&ctx.config_for(1usize << logn));
+        match out.last_mut() {
+            Some(r) if r.max_logn + 1 == logn && r.knobs == knobs => r.max_logn = logn,
+            _ if knobs.is_empty() => {}
+            _ => out.push(ProfileRange {
+                min_logn: logn,
+                max_logn: logn,
+                knobs,
+            }),
+        }
+    }
+    out
+}
+
 /// The seeded inputs, resident, and the rounds per measurement.
-struct Tuner<'a> {
+struct Tuner<'a, C: GpuCurve> {
     ctx: &'a GpuContext,
-    resident: Bases,
-    bases: &'a [G1Affine],
-    scalars: &'a [Fr],
+    resident: Bases<C>,
+    bases: &'a [Affine<C>],
+    scalars: &'a [C::ScalarField],
     reps: usize,
 }
 
-impl Tuner<'_> {
+impl<C: GpuCurve> Tuner<'_, C> {
+    /// arkworks' MSM of the first `n` points.
+    fn reference(&self, n: usize) -> Projective<C> {
+        Projective::<C>::msm(&self.bases[..n], &self.scalars[..n]).expect("equal lengths")
+    }
+
     /// The first `n` points' MSM on the GPU with `config`, checked (ms).
-    fn gpu_ms(&self, n: usize, config: &MsmConfig, want: &G1Affine) -> Result<f64, MsmError> {
+    fn gpu_ms(&self, n: usize, config: &MsmConfig, want: &Affine<C>) -> Result<f64, MsmError> {
         let t = Instant::now();
         let r = self.ctx.msm_blocking_with(&self.resident, &self.scalars[..n], config)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -180,11 +226,11 @@ impl Tuner<'_> {
         println!("crossover    logn   gpu ms   arkworks ms");
         for logn in 6..=max_logn {
             let n = 1usize << logn;
-            let want = cpu::msm_reference(&self.bases[..n], &self.scalars[..n]).into_affine();
+            let want = self.reference(n).into_affine();
             let config = self.ctx.config_for(n);
             let host = || {
                 let t = Instant::now();
-                let _ = std::hint::black_box(cpu::msm_reference(&self.bases[..n], &self.scalars[..n]));
+                let _ = std::hint::black_box(self.reference(n));
                 t.elapsed().as_secs_f64() * 1e3
             };
             self.gpu_ms(n, &config, &want)?; // compiles this size's pipelines
@@ -213,7 +259,7 @@ impl Tuner<'_> {
     /// round); `None` for a set the adapter refuses.
     fn ladder(&self, logn: u32, ladder: &[MsmConfig]) -> Result<Vec<Option<f64>>, MsmError> {
         let n = 1usize << logn;
-        let want = cpu::msm_reference(&self.bases[..n], &self.scalars[..n]).into_affine();
+        let want = self.reference(n).into_affine();
         let mut times = vec![Vec::new(); ladder.len()];
         let mut usable = vec![true; ladder.len()];
         for (k, config) in ladder.iter().enumerate() {

@@ -175,7 +175,7 @@ fn g2_files_and_groups_are_checked() {
         stderr.contains("bases.bin"),
         "the message should name the file: {stderr}"
     );
-    for args in [&["sweep", "--group", "g2"][..], &["bench", "--group", "g3"]] {
+    for args in [&["soak", "--group", "g2"][..], &["sweep", "--group", "g3"]] {
         let out = cli(args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(

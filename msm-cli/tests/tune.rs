@@ -54,3 +54,58 @@ fn tune_writes_a_profile_bench_uses() {
     assert!(text.contains("profile ignored"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Another group's profile: `tune --curve bls12-381 --crossover-only` names
+/// its group in the file, `bench` in that group uses it, and a BN254 G1
+/// context refuses it, naming the group.
+#[test]
+fn tune_writes_a_profile_per_group() {
+    let dir = std::env::temp_dir().join(format!("msm-cli-tune-group-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("profile.json");
+    let p = path.to_str().unwrap();
+    let (ok, text) = cli(&[
+        "tune",
+        "--curve",
+        "bls12-381",
+        "--crossover-only",
+        "--reps",
+        "1",
+        "--crossover-max-logn",
+        "7",
+        "--out",
+        p,
+    ]);
+    assert!(ok, "tune failed:\n{text}");
+    assert!(
+        text.contains("bls12-381") && !text.contains("2^9:"),
+        "no ladder: {text}"
+    );
+    let profile: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(profile["curve"], "bls12-381");
+
+    let bench = |curve: &str| {
+        cli(&[
+            "bench",
+            "--curve",
+            curve,
+            "--logn",
+            "7",
+            "--reps",
+            "1",
+            "--cpu-reps",
+            "0",
+            "--profile",
+            p,
+        ])
+    };
+    let (ok, text) = bench("bls12-381");
+    assert!(ok && text.contains("tuned profile"), "{text}");
+    let (ok, text) = bench("bn254");
+    assert!(
+        ok && text.contains("profile ignored") && text.contains("curve group"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

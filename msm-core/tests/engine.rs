@@ -4,8 +4,8 @@
 
 use ark_ec::CurveGroup;
 use msm_core::{
-    cpu, Backend, ContextOptions, Engine, EngineOptions, GpuContext, MsmConfig, Profile, ProfileChoice, ProfileSource,
-    Route,
+    cpu, Backend, ContextOptions, Curve, Engine, EngineOptions, GpuContext, MsmConfig, Profile, ProfileChoice,
+    ProfileSource, Route,
 };
 
 /// Auto runs below the crossover on the CPU and above it on the GPU, in one
@@ -72,7 +72,7 @@ fn profiles_apply_only_where_they_fit() {
         ProfileSource::BuiltIn { ignored: None, .. }
     ));
     let layout = probe.field_layout().to_string();
-    let mut profile = Profile::new(probe.adapter_info(), &layout);
+    let mut profile = Profile::new(probe.adapter_info(), &layout, Curve::Bn254G1);
     profile.crossover = Some(12345);
     profile.ranges.push(msm_core::engine::profile::ProfileRange {
         min_logn: 10,
@@ -100,7 +100,7 @@ fn profiles_apply_only_where_they_fit() {
         timing: true,
         ..Default::default()
     };
-    let timed = context(ProfileChoice::File(good), timing);
+    let timed = context(ProfileChoice::File(good.clone()), timing);
     let c = timed.config_for(2000);
     assert_eq!((c.walker_slots, c.timing), (8, true), "{c:?}");
     assert_eq!(timed.config_for(100), timed.config());
@@ -125,5 +125,72 @@ fn profiles_apply_only_where_they_fit() {
         }
         assert_eq!(ctx.config_for(2000), MsmConfig::default());
     }
+    // a file written before profiles named their group is BN254 G1's
+    let mut unnamed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&good).unwrap()).unwrap();
+    unnamed.as_object_mut().unwrap().remove("curve");
+    let old = dir.join("old.json");
+    std::fs::write(&old, unnamed.to_string()).unwrap();
+    let ctx = context(ProfileChoice::File(old), MsmConfig::default());
+    assert!(matches!(ctx.profile_source(), ProfileSource::Tuned(_)));
+    assert_eq!(ctx.crossover(), Some(12345));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Each group has its own profile and crossover: BN254 G1's profile is
+/// refused by a BLS12-381 G1 context (naming the group), BLS12-381 G1's
+/// own applies there and sets the engine's crossover, and the default file
+/// names differ by group.
+#[test]
+fn profiles_and_crossovers_are_per_group() {
+    let dir = std::env::temp_dir().join(format!("msm-profile-group-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let options = |profile: ProfileChoice| ContextOptions {
+        curve: Curve::Bls12_381G1,
+        profile,
+        ..Default::default()
+    };
+    let probe = GpuContext::new_blocking(&options(ProfileChoice::Off)).unwrap();
+    let (info, layout) = (probe.adapter_info(), probe.field_layout().to_string());
+    let paths: Vec<_> = Curve::ALL
+        .iter()
+        .map(|&c| Profile::default_path(info, &layout, c))
+        .collect();
+    for (k, p) in paths.iter().enumerate() {
+        assert!(paths[..k].iter().all(|q| q != p), "{p:?} named twice");
+    }
+    let mut theirs = Profile::new(info, &layout, Curve::Bn254G1);
+    theirs.crossover = Some(777);
+    let mut ours = Profile::new(info, &layout, Curve::Bls12_381G1);
+    ours.crossover = Some(333);
+    ours.ranges.push(msm_core::engine::profile::ProfileRange {
+        min_logn: 10,
+        max_logn: 12,
+        knobs: [("walker_slots".to_string(), "2".to_string())].into(),
+    });
+    let (theirs_path, ours_path) = (dir.join("bn254.json"), dir.join("bls12-381.json"));
+    theirs.save(&theirs_path).unwrap();
+    ours.save(&ours_path).unwrap();
+
+    let refused = GpuContext::new_blocking(&options(ProfileChoice::File(theirs_path))).unwrap();
+    match refused.profile_source() {
+        ProfileSource::BuiltIn {
+            ignored: Some(reason), ..
+        } => assert!(
+            reason.contains("curve group") && reason.contains("bls12-381"),
+            "{reason}"
+        ),
+        other => panic!("expected BN254 G1's profile to be ignored, got {other:?}"),
+    }
+    assert_eq!(refused.crossover(), probe.crossover(), "the built-in one");
+    let engine = Engine::new_blocking(&EngineOptions {
+        context: options(ProfileChoice::File(ours_path)),
+        ..Default::default()
+    })
+    .unwrap();
+    let gpu = engine.gpu().unwrap();
+    assert!(matches!(gpu.profile_source(), ProfileSource::Tuned(_)));
+    assert_eq!(gpu.config_for(2000).walker_slots, 2);
+    assert_eq!(engine.crossover(), Some(333));
+    assert_eq!((engine.route(332), engine.route(333)), (Route::Cpu, Route::Gpu));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -10,7 +10,7 @@ use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
 use ark_ff::PrimeField;
 use msm_core::cpu::cost::OpCounts;
 use msm_core::sample::ScalarClass;
-use msm_core::{cpu, Curve, GpuCurve, MsmError};
+use msm_core::{cpu, GpuCurve, MsmError};
 use report::{Cold, CompileSummary, Report, Setup, TimedRuns, Warm, WarmRuns};
 
 use crate::calls::Calls;
@@ -57,12 +57,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     if args.logn > 26 {
         return Err(MsmError::invalid_config("--logn", format!("{}: at most 26", args.logn)));
     }
-    match args.gpu.curve()? {
-        Curve::Bn254G1 => run_for::<msm_core::Bn254>(args),
-        Curve::Bls12_381G1 => run_for::<msm_core::Bls12_381>(args),
-        Curve::Bn254G2 => run_for::<ark_bn254::g2::Config>(args),
-        Curve::Bls12_381G2 => run_for::<ark_bls12_381::g2::Config>(args),
-    }
+    crate::knobs::in_group!(args.gpu.curve()?, run_for(args))
 }
 
 /// The bench in the group `C` (the context's `--curve`).

@@ -163,11 +163,7 @@ impl GpuContext {
         ctx.gpu_timeout = opts.gpu_timeout.unwrap_or(waiter::DEFAULT_GPU_TIMEOUT);
         ctx.knobs = opts.knobs.clone();
         ctx.builtin_ranges = ctx.fitting_builtin_ranges();
-        // tuned profiles hold BN254 G1's knobs; other curves take the
-        // built-in ones (that fit their wider records)
-        if opts.curve == Curve::Bn254G1 {
-            ctx.load_profile(&opts.profile);
-        }
+        ctx.load_profile(&opts.profile);
         ctx._instance = Some((instance, adapter));
         let sink = ctx.device_error.clone();
         ctx.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -338,11 +334,12 @@ impl GpuContext {
     }
 
     /// Points from which the GPU beats arkworks here: the tuned profile's
-    /// measurement, else the built-in one of the adapter class (`None`: never).
+    /// measurement, else the built-in one of the adapter class and group
+    /// (`None`: never).
     pub fn crossover(&self) -> Option<usize> {
         match &self.profile {
             Some(p) => p.crossover,
-            None => profile::builtin_crossover(&self.info),
+            None => profile::builtin_crossover(&self.info, self.curve()),
         }
     }
 
@@ -352,12 +349,12 @@ impl GpuContext {
         let path = match choice {
             ProfileChoice::Off => return,
             ProfileChoice::File(p) => Some(p.clone()),
-            ProfileChoice::Auto => Profile::default_path(&self.info, &layout),
+            ProfileChoice::Auto => Profile::default_path(&self.info, &layout, self.curve()),
         };
         let Some(path) = path.filter(|_| !cfg!(target_arch = "wasm32")) else {
             return;
         };
-        match Profile::load(&path, &self.info, &layout) {
+        match Profile::load(&path, &self.info, &layout, self.curve()) {
             Ok(Some(p)) => {
                 self.profile = Some(p);
                 self.profile_source = ProfileSource::Tuned(path);

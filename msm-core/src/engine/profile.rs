@@ -1,8 +1,8 @@
 //! Per-adapter tuned defaults. `msm-cli tune` measures the knob ladder and
-//! the CPU/GPU crossover on one adapter and writes a profile to the user's
-//! config folder; a context loads the profile of its adapter, driver and
-//! field layout, and otherwise uses the built-in defaults of its adapter
-//! class. A profile fills in the knobs the caller did not give, knob by
+//! the CPU/GPU crossover on one adapter for one curve group and writes a
+//! profile to the user's config folder; a context loads the profile of its
+//! adapter, driver, field layout and group, and otherwise uses the built-in
+//! defaults of its adapter class and group. A profile fills in the knobs the caller did not give, knob by
 //! knob: each knob given (`ContextOptions::knobs`) wins over the profile's.
 //! A corrupt profile, or one from another adapter or driver, is ignored
 //! with a warning, never an error.
@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::config::MsmConfig;
+use crate::curve::Curve;
 use crate::plan::AdapterBounds;
 
 /// Version of the profile file format.
@@ -48,6 +49,10 @@ pub struct Profile {
     pub backend: String,
     pub driver: String,
     pub field_layout: String,
+    /// The curve group measured ([`Curve::name`]); profiles written before
+    /// groups had their own are BN254 G1's.
+    #[serde(default = "bn254_g1")]
+    pub curve: String,
     /// Smallest n at which the GPU beat arkworks on this machine (`None`:
     /// the GPU never did at the sizes measured).
     pub crossover: Option<usize>,
@@ -92,23 +97,28 @@ pub enum ProfileChoice {
     File(PathBuf),
 }
 
+fn bn254_g1() -> String {
+    Curve::Bn254G1.name().into()
+}
+
 impl Profile {
-    /// An empty profile for this adapter and layout.
-    pub fn new(info: &wgpu::AdapterInfo, field_layout: &str) -> Self {
+    /// An empty profile for this adapter, layout and curve group.
+    pub fn new(info: &wgpu::AdapterInfo, field_layout: &str, curve: Curve) -> Self {
         Profile {
             format: PROFILE_FORMAT,
             adapter: info.name.clone(),
             backend: format!("{:?}", info.backend),
             driver: driver(info),
             field_layout: field_layout.into(),
+            curve: curve.name().into(),
             crossover: None,
             ranges: Vec::new(),
         }
     }
 
-    /// Why this profile does not fit the adapter, if it does not.
-    pub fn mismatch(&self, info: &wgpu::AdapterInfo, field_layout: &str) -> Option<String> {
-        let want = Profile::new(info, field_layout);
+    /// Why this profile does not fit the adapter and group, if it does not.
+    pub fn mismatch(&self, info: &wgpu::AdapterInfo, field_layout: &str, curve: Curve) -> Option<String> {
+        let want = Profile::new(info, field_layout, curve);
         if self.format != PROFILE_FORMAT {
             return Some(format!("format {} (this build reads {PROFILE_FORMAT})", self.format));
         }
@@ -117,6 +127,7 @@ impl Profile {
             ("backend", &self.backend, &want.backend),
             ("driver", &self.driver, &want.driver),
             ("field layout", &self.field_layout, &want.field_layout),
+            ("curve group", &self.curve, &want.curve),
         ] {
             if have != need {
                 return Some(format!("made for {what} `{have}`, this is `{need}`"));
@@ -136,14 +147,19 @@ impl Profile {
         config_in_ranges(&self.ranges, n)
     }
 
-    /// The file this adapter's profile lives in: `$MSM_GPU_CONFIG_DIR`, else
-    /// `$XDG_CONFIG_HOME/msm-gpu`, else `$HOME/.config/msm-gpu` (native only).
-    pub fn default_path(info: &wgpu::AdapterInfo, field_layout: &str) -> Option<PathBuf> {
+    /// The file this adapter's profile for `curve` lives in:
+    /// `$MSM_GPU_CONFIG_DIR`, else `$XDG_CONFIG_HOME/msm-gpu`, else
+    /// `$HOME/.config/msm-gpu` (native only); BN254 G1's name has no group.
+    pub fn default_path(info: &wgpu::AdapterInfo, field_layout: &str, curve: Curve) -> Option<PathBuf> {
         let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
         let dir = env("MSM_GPU_CONFIG_DIR")
             .or_else(|| env("XDG_CONFIG_HOME").map(|p| p.join("msm-gpu")))
             .or_else(|| env("HOME").map(|p| p.join(".config").join("msm-gpu")))?;
-        let slug: String = format!("{}-{:?}-{field_layout}", info.name, info.backend)
+        let group = match curve {
+            Curve::Bn254G1 => String::new(),
+            c => format!("-{c}"),
+        };
+        let slug: String = format!("{}-{:?}-{field_layout}{group}", info.name, info.backend)
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || c == '-' {
@@ -156,16 +172,22 @@ impl Profile {
         Some(dir.join(format!("profile-{slug}.json")))
     }
 
-    /// Loads the profile at `path` for this adapter: `Ok(None)` when there is
-    /// no file, `Err(reason)` when it is unreadable or does not fit.
-    pub fn load(path: &std::path::Path, info: &wgpu::AdapterInfo, field_layout: &str) -> Result<Option<Self>, String> {
+    /// Loads the profile at `path` for this adapter and group: `Ok(None)`
+    /// when there is no file, `Err(reason)` when it is unreadable or does
+    /// not fit.
+    pub fn load(
+        path: &std::path::Path,
+        info: &wgpu::AdapterInfo,
+        field_layout: &str,
+        curve: Curve,
+    ) -> Result<Option<Self>, String> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("{}: {e}", path.display())),
         };
         let p: Profile = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        match p.mismatch(info, field_layout) {
+        match p.mismatch(info, field_layout, curve) {
             Some(why) => Err(format!("{}: {why}", path.display())),
             None => Ok(Some(p)),
         }
@@ -198,15 +220,26 @@ pub fn adapter_class(info: &wgpu::AdapterInfo) -> &'static str {
     }
 }
 
-/// Built-in CPU/GPU crossover per adapter class: a CPU adapter never beats
-/// arkworks on the same cores; on a GPU, the measured crossover (see
-/// docs/benchmarks.md) where no profile says otherwise.
-pub fn builtin_crossover(info: &wgpu::AdapterInfo) -> Option<usize> {
-    (!crate::context::AdapterClass::of(info).is_software()).then_some(BUILTIN_GPU_CROSSOVER)
+/// Built-in CPU/GPU crossover per adapter class and group: a CPU adapter
+/// never beats arkworks on the same cores; on a GPU, the group's measured
+/// crossover (see docs/benchmarks.md) where no profile says otherwise.
+pub fn builtin_crossover(info: &wgpu::AdapterInfo, curve: Curve) -> Option<usize> {
+    (!crate::context::AdapterClass::of(info).is_software()).then_some(builtin_gpu_crossover(curve))
 }
 
-/// Smallest n at which a GPU's MSM beats arkworks, without a profile.
-pub const BUILTIN_GPU_CROSSOVER: usize = 1 << 12;
+/// Smallest n at which a GPU's MSM in `curve` beats arkworks, without a
+/// profile: twice the crossover `msm-cli tune --crossover-only` measured on
+/// an H200 against 16 threads (BN254 G1 2,048, BLS12-381 G1 512, BN254 G2
+/// 512, BLS12-381 G2 1,024 points; docs/benchmarks.md), a margin for
+/// slower GPUs and faster CPUs. arkworks' cost a point grows with the
+/// field, the GPU's fixed cost does not: wider groups cross earlier.
+pub const fn builtin_gpu_crossover(curve: Curve) -> usize {
+    match curve {
+        Curve::Bn254G1 => 1 << 12,
+        Curve::Bls12_381G1 | Curve::Bn254G2 => 1 << 10,
+        Curve::Bls12_381G2 => 1 << 11,
+    }
+}
 
 /// Min log2 n, max log2 n, and the knobs between them.
 type BuiltinRange = (u32, u32, &'static [(&'static str, &'static str)]);
@@ -337,6 +370,23 @@ mod tests {
             let c = config_in_ranges(&ranges, 1 << logn);
             assert_eq!((c.walker_tpb, c.walker_slots), (256, 8), "2^{logn}");
         }
+    }
+
+    /// Every group has its built-in crossover on a GPU, none on a CPU
+    /// adapter; the wider groups' arkworks costs more a point, so theirs is
+    /// never above BN254 G1's.
+    #[test]
+    fn builtin_crossover_is_per_group() {
+        let gpu = info("NVIDIA H200", wgpu::DeviceType::DiscreteGpu);
+        let cpu = info("llvmpipe (LLVM 15.0.6, 256 bits)", wgpu::DeviceType::Cpu);
+        let g1 = builtin_crossover(&gpu, Curve::Bn254G1).unwrap();
+        assert_eq!(g1, 4096);
+        for c in Curve::ALL {
+            assert_eq!(builtin_crossover(&cpu, c), None, "{c}");
+            let x = builtin_crossover(&gpu, c).unwrap();
+            assert!(x.is_power_of_two() && x <= g1, "{c}: {x}");
+        }
+        assert_eq!(builtin_crossover(&gpu, Curve::Bls12_381G2), Some(2048));
     }
 
     /// Under WebGPU's default limits the ranges with 512-thread walkers (a
