@@ -1,9 +1,8 @@
 //! The classes JS drives: `MsmContext` (a WebGPU device with its pipelines,
-//! for one curve group) and `Bases` (a base set resident on it). Scalars,
-//! and BN254 G1's bases, go to the GPU as the caller holds them (a
-//! `Uint8Array` straight to `GPUQueue.writeBuffer`); the GPU converts and
-//! checks them, so no call does per-element work in wasm. Other groups'
-//! bases are decoded and checked in wasm once, on upload. Every fallible
+//! for one curve group) and `Bases` (a base set resident on it). Scalars
+//! and bases go to the GPU as the caller holds them (a `Uint8Array`
+//! straight to `GPUQueue.writeBuffer`); the GPU converts and checks them,
+//! so no call does per-element work in wasm, in any group. Every fallible
 //! call rejects with a message; nothing panics across the boundary.
 
 use std::cell::RefCell;

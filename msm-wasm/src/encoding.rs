@@ -17,10 +17,10 @@
 //! the same bytes. Any 256-bit value is accepted and taken mod r, so the MSM
 //! is the sum of the integers times the points (arkworks' `msm_bigint`).
 //!
-//! BN254 G1's bases go to the GPU as they are and are checked there
-//! (`MsmContext`); other groups' are decoded once on upload by msm-core's
-//! CPU decoder. The decoders below serve `cpuMsm`, the sampler and the
-//! tests; they refuse exactly what an upload refuses. Points off the curve
+//! Bases go to the GPU as they are and are checked there (`MsmContext`).
+//! The decoders below (msm-core's CPU twin of the bases kernel) serve
+//! `cpuMsm`, the sampler and the tests; they refuse exactly what an upload
+//! refuses. Points off the curve
 //! are refused; subgroup membership is the caller's.
 
 use ark_bn254::{Fr, G1Affine};

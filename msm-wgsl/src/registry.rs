@@ -153,13 +153,9 @@ impl ShaderLibrary {
         Ok(lib)
     }
 
-    /// The shaders without variants that this library's coordinates have:
-    /// every one, but `Bases` (arkworks' G1 bytes) only over Fq.
+    /// The shaders without variants (every one, in every group).
     pub fn fixed_ids(&self) -> impl Iterator<Item = ShaderId> {
-        let fq2 = self.opts.coords == crate::layout::Coords::Fq2;
-        ShaderId::FIXED
-            .into_iter()
-            .filter(move |&id| !(fq2 && id == ShaderId::Bases))
+        ShaderId::FIXED.into_iter()
     }
 
     pub fn options(&self) -> FieldOptions {

@@ -1,25 +1,21 @@
 //! Resident bases from the caller's bytes (beside `msm-wgsl/shaders/bases.wgsl`):
-//! BN254 G1's bytes go to the GPU as they are (on the web straight from a JS
-//! `Uint8Array`) and the bases kernel converts and checks every point there,
-//! so the host does no per-point work. One word comes back: the first bad
-//! point, which the CPU twin ([`crate::cpu::bases`]) then explains. Other
-//! groups' encodings (BLS12-381's big-endian zcash one, Fq2 coordinates)
-//! are decoded by that twin on the host, a few thousand points at a time.
+//! the bytes of every group go to the GPU as they are (on the web straight
+//! from a JS `Uint8Array`) and the bases kernel converts and checks every
+//! point there (BN254's little-endian encoding, BLS12-381's big-endian
+//! zcash one, Fq or Fq2 coordinates), so the host does no per-point work.
+//! One word comes back: the first bad point, which the CPU twin
+//! ([`crate::cpu::bases::decode_point`]) then explains.
 
 use bytemuck::{Pod, Zeroable};
 use msm_wgsl::ShaderId;
 
-use ark_ec::short_weierstrass::Affine;
-
 use super::{BasePart, Bases};
 use crate::context::GpuContext;
-use crate::cpu::bases::{decode_base, decode_point, BaseFormat};
+use crate::cpu::bases::{decode_point, BaseFormat};
 use crate::curve::{Curve, GpuCurve};
 use crate::error::MsmError;
 use crate::host_bytes::HostBytes;
 
-/// Bytes of one BN254 G1 point in caller memory.
-pub const POINT_BYTES: usize = 64;
 /// Points per workgroup of `convert` (override `WG`).
 const WG: u32 = 64;
 
@@ -35,10 +31,8 @@ struct BasesParams {
 
 impl GpuContext {
     /// Uploads bases of the group `C` given as bytes
-    /// ([`Curve::point_bytes`] a point, in `format`). BN254's G1 points are
-    /// converted and checked on the GPU; other groups' are decoded by the
-    /// CPU twin (`cpu::bases::decode_point`) and uploaded as
-    /// [`GpuContext::upload_bases`] does. Fails with
+    /// ([`Curve::point_bytes`] a point, in `format`), converted and checked
+    /// on the GPU. Fails with
     /// [`MsmError::InvalidBase`] naming the first point that is not
     /// canonical, not on the curve or not in the format's one encoding
     /// (subgroup membership is the caller's); with [`MsmError::WrongCurve`]
@@ -73,11 +67,7 @@ impl GpuContext {
                 )));
             }
             self.check_curve(C::CURVE)?;
-            if C::CURVE != Curve::Bn254G1 {
-                let points = decode_points::<C>(bytes, format)?;
-                return self.upload_bases(&points).await;
-            }
-            let n = bytes.len() / POINT_BYTES;
+            let n = bytes.len() / size;
             self.check_lost()?;
             self.check_bases_fit(n)?;
             let pipeline = self
@@ -91,12 +81,12 @@ impl GpuContext {
             );
             self.queue.write_buffer(&bad, 0, &u32::MAX.to_le_bytes());
             let sizes = (part_points, dispatch_points);
-            let parts = self.convert_parts(bytes, format, sizes, &pipeline, &bad);
+            let parts = self.convert_parts(C::CURVE, bytes, format, sizes, &pipeline, &bad);
             let first_bad = self.read_words(&bad, 1).await;
             if let Some(e) = oom.pop().await {
                 return Err(MsmError::OutOfMemory {
                     what: format!("{n} bases (the driver refused: {e})"),
-                    needed: super::BaseSet::bytes_for(n),
+                    needed: super::BaseSet::bytes_of(n, C::CURVE),
                     available: self.device_memory(),
                 });
             }
@@ -105,11 +95,8 @@ impl GpuContext {
             let first_bad = first_bad?[0];
             if first_bad != u32::MAX {
                 let index = first_bad as usize;
-                let point: [u8; POINT_BYTES] = bytes
-                    .read(index * POINT_BYTES..(index + 1) * POINT_BYTES)
-                    .try_into()
-                    .expect("64 bytes");
-                return Err(match decode_base(&point, format) {
+                let point = bytes.read(index * size..(index + 1) * size);
+                return Err(match decode_point::<C>(&point, format) {
                     Err(defect) => MsmError::InvalidBase { index, defect },
                     // The twin accepts what the GPU refused: a shader bug.
                     Ok(_) => MsmError::CorruptResult,
@@ -119,25 +106,27 @@ impl GpuContext {
         }
     }
 
-    /// Creates the parts of `bytes.len() / 64` points (at most `sizes.0` a
-    /// part) and submits the conversion of every point, `sizes.1` at most per
-    /// dispatch (both clamped to what a binding holds).
+    /// Creates the parts of the points of `curve` in `bytes` (at most
+    /// `sizes.0` a part) and submits the conversion of every point,
+    /// `sizes.1` at most per dispatch (both clamped to what a binding holds).
     fn convert_parts(
         &self,
+        curve: Curve,
         bytes: HostBytes<'_>,
         format: BaseFormat,
         sizes: (usize, usize),
         pipeline: &wgpu::ComputePipeline,
         bad: &wgpu::Buffer,
     ) -> Result<Vec<BasePart>, MsmError> {
-        let n = bytes.len() / POINT_BYTES;
+        let size = curve.point_bytes();
+        let n = bytes.len() / size;
         let st = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let plane = st | wgpu::BufferUsages::COPY_SRC;
         let limits = self.device.limits();
         let part_points = sizes.0.clamp(1, self.max_base_part_points());
-        let binding_points = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) / POINT_BYTES as u64;
+        let binding_points = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) / size as u64;
         let per_dispatch = (binding_points as usize).min(sizes.1).min(part_points).min(n).max(1);
-        let raw = self.create_buffer("bases.raw", (per_dispatch * POINT_BYTES) as u64, st);
+        let raw = self.create_buffer("bases.raw", (per_dispatch * size) as u64, st);
         let params = self.create_buffer(
             "bases.params",
             std::mem::size_of::<BasesParams>() as u64,
@@ -151,8 +140,8 @@ impl GpuContext {
             let part = BasePart {
                 start,
                 len,
-                x: self.create_buffer("bases.x", (len as u64 * 32).max(4), plane),
-                y: self.create_buffer("bases.y", (len as u64 * 32).max(4), plane),
+                x: self.create_buffer("bases.x", (len as u64 * curve.coord_bytes()).max(4), plane),
+                y: self.create_buffer("bases.y", (len as u64 * curve.coord_bytes()).max(4), plane),
                 flags: self.create_buffer("bases.flags", (len as u64 * 4).max(4), plane),
             };
             let mut done = 0;
@@ -161,12 +150,12 @@ impl GpuContext {
                 let m = per_dispatch.min(len - done);
                 let first = start + done;
                 bytes
-                    .range(first * POINT_BYTES..(first + m) * POINT_BYTES)
+                    .range(first * size..(first + m) * size)
                     .write_to(&self.queue, &raw, 0)?;
                 let p = BasesParams {
                     n: m as u32,
                     first: first as u32,
-                    format: format.code(),
+                    format: format.code(curve),
                     out_offset: done as u32,
                 };
                 self.queue.write_buffer(&params, 0, bytemuck::bytes_of(&p));
@@ -186,25 +175,4 @@ impl GpuContext {
             }
         }
     }
-}
-
-/// Points of `C` decoded on the host from `bytes` (whole points), a few
-/// thousand at a time so that bytes in JS memory are copied in pieces.
-fn decode_points<C: GpuCurve>(bytes: HostBytes<'_>, format: BaseFormat) -> Result<Vec<Affine<C>>, MsmError> {
-    const PIECE: usize = 4096;
-    let size = C::CURVE.point_bytes();
-    let n = bytes.len() / size;
-    let mut points = Vec::with_capacity(n);
-    for first in (0..n).step_by(PIECE) {
-        let end = (first + PIECE).min(n);
-        let piece = bytes.read(first * size..end * size);
-        for (i, b) in piece.chunks_exact(size).enumerate() {
-            let p = decode_point::<C>(b, format).map_err(|defect| MsmError::InvalidBase {
-                index: first + i,
-                defect,
-            })?;
-            points.push(p.unwrap_or_default());
-        }
-    }
-    Ok(points)
 }

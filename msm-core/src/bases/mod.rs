@@ -20,7 +20,8 @@ use crate::error::MsmError;
 use crate::repr::FieldCodec;
 
 /// GPU bytes of one resident BN254 point: x and y planes and its identity
-/// flag ([`Curve::base_bytes`] for any curve).
+/// flag ([`Curve::base_bytes`] for any curve; the diagnostics' name).
+#[cfg(feature = "diagnostics")]
 pub const BASE_BYTES: u64 = Curve::Bn254G1.base_bytes();
 
 /// The most points one base part holds when a coordinate plane of

@@ -26,10 +26,13 @@ pub enum BaseFormat {
 
 impl BaseFormat {
     /// The kernel's `format` parameter.
-    pub(crate) fn code(self) -> u32 {
-        match self {
-            BaseFormat::Arkworks => 0,
-            BaseFormat::Raw => 1,
+    /// The bases kernel's `format` for points of `curve` (arkworks'
+    /// encoding of BLS12-381 is the big-endian zcash one).
+    pub(crate) fn code(self, curve: crate::Curve) -> u32 {
+        match (self, curve.field()) {
+            (BaseFormat::Arkworks, BaseField::Bn254) => 0,
+            (BaseFormat::Raw, _) => 1,
+            (BaseFormat::Arkworks, BaseField::Bls12_381) => 2,
         }
     }
 }

@@ -148,5 +148,61 @@ pub fn check_bases_from_bytes<C: GpuCurve>(ctx: &GpuContext, n: usize) {
         );
         let e = pollster::block_on(ctx.upload_bases_bytes::<C>(HostBytes::slice(&bytes[1..]), format)).unwrap_err();
         assert!(matches!(e, MsmError::InvalidInput(_)), "{curve}: {e}");
+        check_bytes_against_the_twin::<C>(ctx, &bases[..48.min(n)], format);
+    }
+}
+
+/// The GPU's verdict on damaged encodings of `points` equals the CPU twin's
+/// (`decode_point`): the first bad point and its defect, or none. Rounds of
+/// random bit flips, flips of the flag byte's bits, and each coordinate
+/// element set to p.
+fn check_bytes_against_the_twin<C: GpuCurve>(ctx: &GpuContext, points: &[Affine<C>], format: msm_core::BaseFormat) {
+    use ark_ff::Field;
+    use msm_core::cpu::bases::{decode_point, encode_point};
+    use msm_core::{BaseFormat, HostBytes, MsmError};
+    use rand::{Rng, SeedableRng};
+    let (curve, size) = (C::CURVE, C::CURVE.point_bytes());
+    let good: Vec<u8> = points.iter().flat_map(|p| encode_point(p, format)).collect();
+    let zcash = format == BaseFormat::Arkworks && curve.field() == msm_wgsl::BaseField::Bls12_381;
+    let flag_byte = if zcash { 0 } else { size - 1 };
+    // p in each element's byte order
+    let modulus = <<C::BaseField as Field>::BasePrimeField as PrimeField>::MODULUS.to_bytes_le();
+    let elem = modulus.len().min(size / (2 * curve.coords().degree()));
+    let mut p_bytes = modulus[..elem].to_vec();
+    if zcash {
+        p_bytes.reverse();
+    }
+    let mut r = rand_chacha::ChaCha20Rng::seed_from_u64(curve.point_bytes() as u64);
+    for round in 0..24 {
+        let mut bytes = good.clone();
+        let at = r.gen_range(0..points.len()) * size;
+        match round % 4 {
+            0 => {}
+            1 => bytes[at + flag_byte] ^= 0x20 << r.gen_range(0..3),
+            2 => {
+                let e = r.gen_range(0..size / elem) * elem;
+                bytes[at + e..at + e + elem].copy_from_slice(&p_bytes);
+            }
+            _ => {
+                for _ in 0..r.gen_range(1..4) {
+                    let i = r.gen_range(0..bytes.len());
+                    bytes[i] ^= 1 << r.gen_range(0..8);
+                }
+            }
+        }
+        let twin = bytes
+            .chunks_exact(size)
+            .enumerate()
+            .find_map(|(i, b)| decode_point::<C>(b, format).err().map(|d| (i, d)));
+        match (
+            pollster::block_on(ctx.upload_bases_bytes::<C>(HostBytes::slice(&bytes), format)),
+            twin,
+        ) {
+            (Ok(b), None) => assert_eq!(b.len(), points.len()),
+            (Err(MsmError::InvalidBase { index, defect }), Some(t)) => {
+                assert_eq!((index, defect), t, "{curve} {format:?} round {round}")
+            }
+            (got, want) => panic!("{curve} {format:?} round {round}: GPU {got:?}, twin {want:?}"),
+        }
     }
 }

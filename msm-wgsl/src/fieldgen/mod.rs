@@ -110,11 +110,14 @@ pub fn curve_params_module(field: BaseField, coords: Coords) -> String {
          // the base field's packed words\n\
          alias FpWords = array<u32, {base}>;\n\
          const FP_WORDS: u32 = {base}u;\n\
+         // the base field's p, packed (canonical checks of input bytes)\n\
+         const FP_P_WORDS: FpWords = {};\n\
          // an XYZZ point's storage words (x, y, zz, zzz)\n\
          const XYZZ_WORDS: u32 = {}u;\n\
          // b in y^2 = x^3 + b, plain\n\
          const CURVE_B: FqWords = {};\n",
         coords.group().to_uppercase(),
+        array_lit(&crate::layout::to_limbs(&field.modulus(), 32, base)),
         4 * words,
         array_lit(&b_words)
     )
