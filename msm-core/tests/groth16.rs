@@ -23,7 +23,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
 use circuit::Chain;
-use prover::{Contexts, GpuPairing, GpuProvingKey};
+use prover::{Contexts, GpuPairing, GpuProvingKey, Matrices};
 
 fn bytes<E: Pairing>(proof: &Proof<E>) -> Vec<u8> {
     let mut out = Vec::new();
@@ -60,6 +60,7 @@ where
         g2: ctx2.as_ref(),
     };
     let gpu_pk = GpuProvingKey::<E, G, G2>::new(&ctxs, &pk).expect("upload");
+    let matrices = Matrices::of(circuit.clone()).unwrap();
     // Random r and s, then r = s = 0 (no zero knowledge: A, B, C without
     // the delta terms).
     let zero = E::ScalarField::zero();
@@ -67,10 +68,25 @@ where
         (E::ScalarField::rand(&mut rng), E::ScalarField::rand(&mut rng)),
         (zero, zero),
     ];
-    for (r, s) in randomness {
+    // The matrices rebuilt in the proof (as ark-groth16 does), then made
+    // once beside the key (the witness alone synthesised in the proof).
+    for ((r, s), cached) in randomness
+        .into_iter()
+        .flat_map(|rs| [(rs, None), (rs, Some(&matrices))])
+    {
         let expected = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
-        let (proof, _) = gpu_pk.prove(&ctxs, circuit.clone(), r, s).unwrap();
-        assert_eq!(bytes(&proof), bytes(&expected), "{}: r = {r}, s = {s}", G::CURVE);
+        let (proof, _) = gpu_pk.prove(&ctxs, circuit.clone(), cached, r, s).unwrap();
+        let how = if cached.is_some() {
+            "cached matrices"
+        } else {
+            "matrices per proof"
+        };
+        assert_eq!(
+            bytes(&proof),
+            bytes(&expected),
+            "{} ({how}): r = {r}, s = {s}",
+            G::CURVE
+        );
         assert!(Groth16::<E>::verify_proof(&pvk, &proof, &[output]).unwrap());
         let wrong = output + E::ScalarField::from(1u64);
         assert!(!Groth16::<E>::verify_proof(&pvk, &proof, &[wrong]).unwrap());

@@ -4,9 +4,12 @@
 //! the same randomness r and s. The proofs must be equal bit for bit and
 //! verify; both provers' times come from this run.
 //!
-//!     cargo run --release -p msm-core --example groth16 [-- --constraints 2^16 --reps 3 --curve bls12-381 --g2 cpu]
+//!     cargo run --release -p msm-core --example groth16 [-- --constraints 2^16 --reps 3 --curve bls12-381 --g2 cpu --matrices per-proof]
 //!
-//! Each repetition runs ark-groth16's prover, then the GPU prover.
+//! Each repetition runs ark-groth16's prover, then the GPU prover. The GPU
+//! prover keeps the circuit's R1CS matrices across proofs (made once beside
+//! the key; `--matrices per-proof` rebuilds them in every proof, as
+//! ark-groth16 does).
 
 mod circuit;
 mod prover;
@@ -23,7 +26,7 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
 use circuit::Chain;
-use prover::{Contexts, GpuPairing, GpuProvingKey, ProofTimes};
+use prover::{Contexts, GpuPairing, GpuProvingKey, Matrices, ProofTimes};
 
 #[derive(Parser)]
 struct Args {
@@ -39,6 +42,10 @@ struct Args {
     /// Where B's G2 MSM runs: gpu or cpu (arkworks, beside the GPU's work).
     #[arg(long, default_value = "gpu", value_parser = ["gpu", "cpu"])]
     g2: String,
+    /// The R1CS matrices: cached (made once, each proof synthesises the
+    /// witness alone) or per-proof (rebuilt in every proof).
+    #[arg(long, default_value = "cached", value_parser = ["cached", "per-proof"])]
+    matrices: String,
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -101,10 +108,18 @@ where
     let t = Instant::now();
     let gpu_pk = GpuProvingKey::<E, G, G2>::new(&ctxs, &pk)?;
     println!("queries uploaded in {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+    let t = Instant::now();
+    let matrices = (args.matrices == "cached")
+        .then(|| Matrices::of(circuit.clone()))
+        .transpose()?;
+    if matrices.is_some() {
+        println!("R1CS matrices made once in {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+    }
+    let matrices = matrices.as_ref();
 
     // The first GPU proof compiles the MSM pipelines: timed apart.
     let (r, s) = (Fr::<E>::rand(&mut rng), Fr::<E>::rand(&mut rng));
-    let (cold, times) = gpu_pk.prove(&ctxs, circuit.clone(), r, s)?;
+    let (cold, times) = gpu_pk.prove(&ctxs, circuit.clone(), matrices, r, s)?;
     println!(
         "GPU prover, first proof (pipeline compilation included): {:.0} ms",
         times.total_ms
@@ -118,7 +133,7 @@ where
         let t = Instant::now();
         let expected = Groth16::<E>::create_proof_with_reduction(c1, &pk, r, s)?;
         ark_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        let (proof, times) = gpu_pk.prove(&ctxs, c2, r, s)?;
+        let (proof, times) = gpu_pk.prove(&ctxs, c2, matrices, r, s)?;
         gpu_times.push(times);
         assert_eq!(bytes(&proof), bytes(&expected), "repetition {rep}: proofs differ");
         assert!(
@@ -141,8 +156,9 @@ where
     let gpu = pick(|t| t.total_ms);
     println!("ark-groth16 prover: {ark:.1} ms (median of {reps})");
     println!(
-        "GPU prover:         {gpu:.1} ms (median of {reps}): synthesis {:.1} ms, then at once: the FFTs {:.1} ms \
+        "GPU prover:         {gpu:.1} ms (median of {reps}; matrices {}): synthesis {:.1} ms, then at once: the FFTs {:.1} ms \
          (CPU), A, B, L in G1 {:.1} ms (GPU), B in G2 {:.1} ms ({}); then H {:.1} ms",
+        args.matrices,
         pick(|t| t.synthesis_ms),
         pick(|t| t.fft_ms),
         pick(|t| t.g1_msm_ms),

@@ -4,9 +4,11 @@
 //!
 //! The witness reduction is ark-groth16's (`LibsnarkReduction`), so given the
 //! same randomness r and s the proof must equal ark-groth16's bit for bit.
-//! The proving key's queries stay resident on the GPU across proofs. A, B
-//! and C's L term need only the assignment: they run on the GPU while the
-//! CPU computes h (the reduction's FFTs); then C's H term.
+//! The proving key's queries stay resident on the GPU across proofs, and
+//! the circuit's constraint matrices may stay on the host ([`Matrices`]:
+//! each proof then synthesises the witness alone). A, B and C's L term need
+//! only the assignment: they run on the GPU while the CPU computes h (the
+//! reduction's FFTs); then C's H term.
 
 use std::error::Error;
 use std::time::Instant;
@@ -19,7 +21,8 @@ use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_groth16::{Proof, ProvingKey};
 use ark_poly::GeneralEvaluationDomain;
 use ark_relations::gr1cs::{
-    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, OptimizationGoal, SynthesisError, SynthesisMode,
+    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, Matrix, OptimizationGoal, SynthesisError,
+    SynthesisMode, R1CS_PREDICATE_LABEL,
 };
 use msm_core::{Bases, GpuContext, GpuCurve, MsmError};
 
@@ -61,6 +64,33 @@ pub struct ProofTimes {
     pub total_ms: f64,
 }
 
+/// A circuit's R1CS matrices, made once: with them a proof synthesises the
+/// witness alone (no inlining of linear combinations, no matrices), as
+/// provers that keep the matrices beside their proving key do; ark-groth16
+/// rebuilds them in every proof.
+pub struct Matrices<F: PrimeField> {
+    matrices: Vec<Matrix<F>>,
+    num_inputs: usize,
+    num_constraints: usize,
+}
+
+impl<F: PrimeField> Matrices<F> {
+    /// The matrices of `circuit`'s constraint system.
+    pub fn of<C: ConstraintSynthesizer<F>>(circuit: C) -> Result<Self, Box<dyn Error>> {
+        let (cs, _, num_inputs) = synthesize(circuit, true)?;
+        let num_constraints = cs.num_constraints();
+        let matrices = cs
+            .to_matrices()?
+            .remove(R1CS_PREDICATE_LABEL)
+            .ok_or("the constraint system has no R1CS matrices")?;
+        Ok(Matrices {
+            matrices,
+            num_inputs,
+            num_constraints,
+        })
+    }
+}
+
 /// The GPU contexts a proof runs on: one per group (G2's absent: G2 on
 /// the CPU).
 pub struct Contexts<'c> {
@@ -93,16 +123,28 @@ impl<'a, E: GpuPairing<G, G2>, G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>> G
     }
 
     /// Proves `circuit` with randomness `r` and `s` (ark-groth16 draws them
-    /// from its RNG; here they are given so the two provers can be compared).
+    /// from its RNG; here they are given so the two provers can be
+    /// compared), over `matrices` where given (else built as ark-groth16
+    /// does, in the proof).
     pub fn prove<C: ConstraintSynthesizer<E::ScalarField>>(
         &self,
         ctxs: &Contexts<'_>,
         circuit: C,
+        matrices: Option<&Matrices<E::ScalarField>>,
         r: E::ScalarField,
         s: E::ScalarField,
     ) -> Result<(Proof<E>, ProofTimes), Box<dyn Error>> {
         let start = Instant::now();
-        let (cs, assignment, num_inputs) = synthesize(circuit)?;
+        let (cs, assignment, num_inputs) = synthesize(circuit, matrices.is_none())?;
+        if let Some(m) = matrices {
+            if m.num_inputs != num_inputs {
+                return Err(format!(
+                    "the matrices are of {} inputs, the circuit has {num_inputs}",
+                    m.num_inputs
+                )
+                .into());
+            }
+        }
         let synthesis_ms = ms(start);
         let synthesized = Instant::now();
 
@@ -130,7 +172,16 @@ impl<'a, E: GpuPairing<G, G2>, G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>> G
                 (b, ms(synthesized))
             });
             let t = Instant::now();
-            let h = LibsnarkReduction::witness_map::<E::ScalarField, GeneralEvaluationDomain<E::ScalarField>>(cs);
+            type D<F> = GeneralEvaluationDomain<F>;
+            let h = match matrices {
+                Some(m) => LibsnarkReduction::witness_map_from_matrices::<E::ScalarField, D<E::ScalarField>>(
+                    &m.matrices,
+                    m.num_inputs,
+                    m.num_constraints,
+                    assignment,
+                ),
+                None => LibsnarkReduction::witness_map::<E::ScalarField, D<E::ScalarField>>(cs),
+            };
             let fft_ms = ms(t);
             let g1 = g1.join().expect("G1 MSM thread panicked");
             let g2 = g2.join().expect("G2 MSM thread panicked");
@@ -168,17 +219,19 @@ impl<'a, E: GpuPairing<G, G2>, G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>> G
     }
 }
 
-/// Synthesises `circuit` as ark-groth16's prover does: the constraint
-/// system (for the reduction), the assignment (1, the public inputs, the
-/// private witnesses) and the count of instance variables (1 included).
+/// Synthesises `circuit` as ark-groth16's prover does (with
+/// `construct_matrices`; else the witness alone): the constraint system
+/// (for the reduction), the assignment (1, the public inputs, the private
+/// witnesses) and the count of instance variables (1 included).
 #[allow(clippy::type_complexity)]
 fn synthesize<F: PrimeField, C: ConstraintSynthesizer<F>>(
     circuit: C,
+    construct_matrices: bool,
 ) -> Result<(ConstraintSystemRef<F>, Vec<F>, usize), Box<dyn Error>> {
     let cs = ConstraintSystem::new_ref();
     cs.set_optimization_goal(OptimizationGoal::Constraints);
     cs.set_mode(SynthesisMode::Prove {
-        construct_matrices: true,
+        construct_matrices,
         generate_lc_assignments: false,
     });
     circuit.generate_constraints(cs.clone())?;
