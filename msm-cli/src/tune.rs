@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::{CurveGroup, VariableBaseMSM};
-use msm_core::engine::profile::{Profile, ProfileRange};
+use msm_core::engine::profile::{self, Profile, ProfileRange};
 use msm_core::{Bases, GpuContext, GpuCurve, MsmConfig, MsmError, ProfileChoice};
 
 use crate::error::CliError;
@@ -92,8 +92,8 @@ fn tune_in<C: GpuCurve>(args: &Args, sizes: &[u32], ladder: &[MsmConfig]) -> Res
         profile.ranges.extend(keep_best(&sets, &medians, lo, hi));
     }
     if args.crossover_only {
-        // the built-in knobs, so that the profile does not lose them
-        profile.ranges = builtin_ranges(&ctx);
+        // the built-in knobs (those that fit), so that the profile does not lose them
+        profile.ranges = profile::builtin_ranges(ctx.adapter_info(), ctx.field_layout().name(), &ctx.bounds());
     }
     println!(
         "crossover: {}",
@@ -175,24 +175,6 @@ fn knobs_of(config: &MsmConfig) -> std::collections::BTreeMap<String, String> {
         .filter_map(|kv| kv.split_once('='))
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
         .collect()
-}
-
-/// The knobs the context runs at each size without a profile, as ranges.
-fn builtin_ranges(ctx: &GpuContext) -> Vec<ProfileRange> {
-    let mut out: Vec<ProfileRange> = Vec::new();
-    for logn in 0..32 {
-        let knobs = knobs_of(&ctx.config_for(1usize << logn));
-        match out.last_mut() {
-            Some(r) if r.max_logn + 1 == logn && r.knobs == knobs => r.max_logn = logn,
-            _ if knobs.is_empty() => {}
-            _ => out.push(ProfileRange {
-                min_logn: logn,
-                max_logn: logn,
-                knobs,
-            }),
-        }
-    }
-    out
 }
 
 /// The seeded inputs, resident, and the rounds per measurement.

@@ -17,12 +17,18 @@ fn cli(args: &[&str]) -> (bool, String) {
     (out.status.success(), text)
 }
 
-#[test]
-fn tune_writes_a_profile_bench_uses() {
-    let dir = std::env::temp_dir().join(format!("msm-cli-tune-{}", std::process::id()));
+/// An empty directory of this test process named `name`, and its profile's path.
+fn fresh_dir(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("profile.json");
+    (dir, path)
+}
+
+#[test]
+fn tune_writes_a_profile_bench_uses() {
+    let (dir, path) = fresh_dir("msm-cli-tune");
     let p = path.to_str().unwrap();
     let (ok, text) = cli(&[
         "tune",
@@ -60,10 +66,7 @@ fn tune_writes_a_profile_bench_uses() {
 /// context refuses it, naming the group.
 #[test]
 fn tune_writes_a_profile_per_group() {
-    let dir = std::env::temp_dir().join(format!("msm-cli-tune-group-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("profile.json");
+    let (dir, path) = fresh_dir("msm-cli-tune-group");
     let p = path.to_str().unwrap();
     let (ok, text) = cli(&[
         "tune",

@@ -119,7 +119,7 @@ pub fn decode_point<C: GpuCurve>(bytes: &[u8], format: BaseFormat) -> Result<Opt
     let curve = C::CURVE;
     assert_eq!(bytes.len(), curve.point_bytes(), "one {curve} point");
     let zcash = format == BaseFormat::Arkworks && curve.field() == BaseField::Bls12_381;
-    // on the stack: this runs once a point for 2^20 and more points
+    // on the stack: the browser's `cpuMsm` and sampler decode every point
     let mut buf = [0u8; 192];
     let body = &mut buf[..bytes.len()];
     body.copy_from_slice(bytes);
