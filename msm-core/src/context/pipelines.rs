@@ -103,10 +103,21 @@ impl GpuContext {
             return Ok(m.clone());
         }
         let source = self.shaders().source(id)?;
+        // natively the module's own error is named here (else only its
+        // pipelines' "invalid module" would be)
+        #[cfg(not(target_arch = "wasm32"))]
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let m = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(id.label()),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(MsmError::Validation {
+                label: id.label().to_string(),
+                message: e.to_string(),
+            });
+        }
         cache.modules.lock().unwrap().insert(id, m.clone());
         Ok(m)
     }

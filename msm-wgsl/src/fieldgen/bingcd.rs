@@ -41,7 +41,7 @@ pub(super) fn bingcd(s: &mut String, c: &FieldConstants) {
         "// bingcd: p as packed words, -p^(-1) mod 2^32, 2^ROUNDS R^3 mod p in limbs.\n",
         w,
     ));
-    s.push_str(&words("FQ_P_WORDS", &c.p_words));
+    s.push_str(&words("FQ_P_PACKED", &c.p_words));
     writeln!(s, "const FQ_P_INV32: u32 = {n0:#x}u;").unwrap();
     let fix: Vec<String> = fix.iter().map(|x| format!("{x:#x}u")).collect();
     writeln!(s, "const FQ_BINGCD_FIX: Fq = Fq({});", fix.join(", ")).unwrap();
@@ -77,7 +77,7 @@ pub(super) fn bingcd(s: &mut String, c: &FieldConstants) {
     for i in 0..w {
         writeln!(
             s,
-            "    {{ let z = u64(t[{i}]) + u64(k) * u64(FQ_P_WORDS[{i}]) + c; s[{i}] = u32(z & 0xfffffffflu); c = z >> 32u; }}"
+            "    {{ let z = u64(t[{i}]) + u64(k) * u64(FQ_P_PACKED[{i}]) + c; s[{i}] = u32(z & 0xfffffffflu); c = z >> 32u; }}"
         )
         .unwrap();
     }
@@ -86,7 +86,7 @@ pub(super) fn bingcd(s: &mut String, c: &FieldConstants) {
     for i in 0..w {
         writeln!(s, "    v[{i}] = s[{}];", i + 1).unwrap();
     }
-    s.push_str(&t("    if (v[7] >> 31u) != 0u {\n        v = w8_add_p(v);\n    }\n    let d = w8_sub(v, FQ_P_WORDS);\n    if d.borrow == 0u {\n        v = d.v;\n    }\n    return v;\n}\n\n", w));
+    s.push_str(&t("    if (v[7] >> 31u) != 0u {\n        v = w8_add_p(v);\n    }\n    let d = w8_sub(v, FQ_P_PACKED);\n    if d.borrow == 0u {\n        v = d.v;\n    }\n    return v;\n}\n\n", w));
 
     s.push_str(&t(
         "fn w8_add_p(a: array<u32, 8>) -> array<u32, 8> {\n    var r: array<u32, 8>;\n    var c = 0lu;\n",
@@ -95,7 +95,7 @@ pub(super) fn bingcd(s: &mut String, c: &FieldConstants) {
     for i in 0..w {
         writeln!(
             s,
-            "    {{ let z = u64(a[{i}]) + u64(FQ_P_WORDS[{i}]) + c; r[{i}] = u32(z & 0xfffffffflu); c = z >> 32u; }}"
+            "    {{ let z = u64(a[{i}]) + u64(FQ_P_PACKED[{i}]) + c; r[{i}] = u32(z & 0xfffffffflu); c = z >> 32u; }}"
         )
         .unwrap();
     }
@@ -135,7 +135,7 @@ fn fq_inv(x: Fq) -> Fq {
     if (a[0] | a[1] | a[2] | a[3] | a[4] | a[5] | a[6] | a[7]) == 0u {
         return Fq();
     }
-    var b = FQ_P_WORDS;
+    var b = FQ_P_PACKED;
     var u = array<u32, 8>(1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     var v = array<u32, 8>();
     for (var round = 0u; round < FQ_BINGCD_ROUNDS; round++) {

@@ -177,7 +177,7 @@ pub(super) fn binary_gcd(s: &mut String, c: &FieldConstants) {
         "// p as packed words, and R^3 mod p in limbs (binary GCD inversion).\n",
         w,
     ));
-    s.push_str(&words("FQ_P_WORDS", &c.p_words));
+    s.push_str(&words("FQ_P_PACKED", &c.p_words));
     let r3: Vec<String> = c.r3.iter().map(|x| format!("{x:#x}u")).collect();
     writeln!(s, "const FQ_R3: Fq = Fq({});\n", r3.join(", ")).unwrap();
 
@@ -200,7 +200,7 @@ pub(super) fn binary_gcd(s: &mut String, c: &FieldConstants) {
     ));
     s.push_str(&t("fn w8_half_mod(a: array<u32, 8>) -> array<u32, 8> {\n    let m = 0u - (a[0] & 1u);\n    var pm: array<u32, 8>;\n", w));
     for i in 0..w {
-        writeln!(s, "    pm[{i}] = FQ_P_WORDS[{i}] & m;").unwrap();
+        writeln!(s, "    pm[{i}] = FQ_P_PACKED[{i}] & m;").unwrap();
     }
     s.push_str(&t("    var r: array<u32, 8>;\n", w));
     add_words(s, w, "r", "a", "pm");
@@ -210,7 +210,7 @@ pub(super) fn binary_gcd(s: &mut String, c: &FieldConstants) {
     sub_words(s, w, "d", "a", "b");
     s.push_str(&t("    let m = 0u - borrow;\n    var pm: array<u32, 8>;\n", w));
     for i in 0..w {
-        writeln!(s, "    pm[{i}] = FQ_P_WORDS[{i}] & m;").unwrap();
+        writeln!(s, "    pm[{i}] = FQ_P_PACKED[{i}] & m;").unwrap();
     }
     s.push_str(&t("    var r: array<u32, 8>;\n", w));
     add_words(s, w, "r", "d", "pm");
@@ -229,7 +229,7 @@ fn fq_inv(a: Fq) -> Fq {
     if (u[0] | u[1] | u[2] | u[3] | u[4] | u[5] | u[6] | u[7]) == 0u {
         return Fq();
     }
-    var v = FQ_P_WORDS;
+    var v = FQ_P_PACKED;
     var x1 = array<u32, 8>(1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     var x2 = array<u32, 8>();
     loop {
