@@ -104,6 +104,17 @@ fn profiles_apply_only_where_they_fit() {
     let c = timed.config_for(2000);
     assert_eq!((c.walker_slots, c.timing), (8, true), "{c:?}");
     assert_eq!(timed.config_for(100), timed.config());
+    // compiled ahead: the profile's walker shapes that fit; a caller's
+    // walker too large for the adapter is refused when it runs, never
+    // compiled ahead (an invalid pipeline would fail the first call)
+    assert_eq!(tuned.walker_configs(), vec![tuned.config_for(2000)]);
+    let huge = MsmConfig {
+        walker_tpb: 1 << 16,
+        ..Default::default()
+    };
+    assert!(context(ProfileChoice::File(good.clone()), huge)
+        .walker_configs()
+        .is_empty());
 
     let corrupt = dir.join("corrupt.json");
     std::fs::write(&corrupt, "{ not json").unwrap();

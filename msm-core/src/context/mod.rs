@@ -314,18 +314,25 @@ impl GpuContext {
         self.knobs.over(&base)
     }
 
-    /// The walker configs [`GpuContext::config_for`] picks at any size (the
-    /// profile's ranges, or the built-in ones, under the caller's knobs).
-    pub(crate) fn walker_configs(&self) -> Vec<MsmConfig> {
-        let ranges = self.profile.as_ref().map_or(&self.builtin_ranges, |p| &p.ranges);
-        let mut out: Vec<MsmConfig> = Vec::new();
-        for r in ranges {
-            let c = self.config_for(1 << r.min_logn.min(31));
-            if !out.iter().any(|o| o.walker_shape() == c.walker_shape()) {
-                out.push(c);
+    diagnostics_pub! {
+        /// The walker configs [`GpuContext::config_for`] picks at any size
+        /// (the profile's ranges, or the built-in ones, under the caller's
+        /// knobs) that fit the adapter: a caller's knobs are only checked
+        /// when they run, and a shape that does not fit is never compiled
+        /// ahead.
+        fn walker_configs(&self) -> Vec<MsmConfig> {
+            let ranges = self.profile.as_ref().map_or(&self.builtin_ranges, |p| &p.ranges);
+            let bounds = self.bounds();
+            let mut out: Vec<MsmConfig> = Vec::new();
+            for r in ranges {
+                let c = self.config_for(1 << r.min_logn.min(31));
+                let new = !out.iter().any(|o| o.walker_shape() == c.walker_shape());
+                if new && c.check_walker_fits(&bounds).is_ok() {
+                    out.push(c);
+                }
             }
+            out
         }
-        out
     }
 
     /// Where this context's default knobs come from.
