@@ -15,7 +15,8 @@
 // windows: one workgroup per window does the same over its groups, with
 //   the suffixes weighted by WG (doublings): W_j = sum E_x + WG sum_x x V_x.
 //
-// Each kernel has one call site of xyzz_add (operands chosen per step):
+// Each kernel has one call site of xyzz_add (operands chosen per step;
+// segments' is xyzz_add_q, mixed where the bucket's sum is affine):
 // drivers inline every call, and compile time grows faster than the code:
 // the first version's seven inlined additions took NVIDIA's compiler 96 s,
 // two per kernel still 10-12 s (docs/benchmarks.md).
@@ -65,9 +66,16 @@ fn bucket_point(b: u32) -> Xyzz {
     return xyzz_identity();
 }
 
+// Whether bucket_point(b) has zz = zzz = 1 (an affine sum: most buckets).
+fn bucket_is_affine(b: u32) -> bool {
+    let valid = bucket_sums[b].valid;
+    return counts[b] != 0u && valid != VALID_XYZZ && valid != 0u;
+}
+
 // Segment g of window j: (T, U) = (sum_i (i - lo + 1) B_i, P sum_i B_i)
 // over its buckets [lo, hi). Steps, one addition each: per bucket (walking
-// down) running += B_i, then total += running; then P * running by
+// down) running += B_i (mixed where B_i is affine), then total +=
+// running; then P * running by
 // double-and-add into acc (acc = running, then per bit of P below the top:
 // acc += acc, and acc += running where set).
 fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
@@ -91,13 +99,17 @@ fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
         }
         var a: Xyzz;
         var b: Xyzz;
+        // running += B_i with B_i affine: the mixed addition
+        var b_affine = false;
         if stage == 0u {
             if second {
                 a = total;
                 b = running;
             } else {
                 a = running;
-                b = bucket_point(j * params.buckets + i - 1u);
+                let at = j * params.buckets + i - 1u;
+                b = bucket_point(at);
+                b_affine = bucket_is_affine(at);
             }
         } else {
             a = acc;
@@ -106,7 +118,7 @@ fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
                 b = running;
             }
         }
-        let c = xyzz_add(a, b);
+        let c = xyzz_add_q(a, b, b_affine);
         if stage == 0u {
             if second {
                 total = c;

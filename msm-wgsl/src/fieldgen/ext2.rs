@@ -28,7 +28,7 @@ pub(super) fn rename_to_fp(fq_module: &str) -> String {
             .chars()
             .last()
             .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-        let renamed = [("fq_", "fp_"), ("FQ_", "FP_"), ("Fq", "Fp")]
+        let renamed = [("fq_", "fp_"), ("FQ_", "FP_"), ("FqWide", "FpWide"), ("Fq", "Fp")]
             .into_iter()
             .find(|(from, _)| boundary && tail.starts_with(from))
             .filter(|(from, _)| {
@@ -52,7 +52,9 @@ pub(super) fn rename_to_fp(fq_module: &str) -> String {
 
 /// The Fq2 layer over the renamed base module `fp_module`, whose packed form
 /// is `words` u32 words (a coordinate packs as c0's words, then c1's).
-pub(super) fn fq2_module(field: BaseField, fp_module: &str, words: usize) -> String {
+/// With `lazy`, `fq_mul` takes the base module's full products and
+/// reductions (`fp_mul_wide`, `fp_redc`: wide.rs).
+pub(super) fn fq2_module(field: BaseField, fp_module: &str, words: usize, lazy: bool) -> String {
     let mut s = String::from("#import curve_params\n");
     s.push_str(fp_module);
     writeln!(
@@ -110,14 +112,6 @@ fn fq_double(a: Fq) -> Fq {
     return Fq(fp_double(a.c0), fp_double(a.c1));
 }
 
-// Karatsuba: three Fq multiplications; u^2 = -1.
-fn fq_mul(a: Fq, b: Fq) -> Fq {
-    let v0 = fp_mul(a.c0, b.c0);
-    let v1 = fp_mul(a.c1, b.c1);
-    let m = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
-    return Fq(fp_sub(v0, v1), fp_sub(fp_sub(m, v0), v1));
-}
-
 // (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: two Fq multiplications.
 fn fq_sqr(a: Fq) -> Fq {
     let t = fp_mul(a.c0, a.c1);
@@ -140,6 +134,30 @@ fn fq_from_mont(a: Fq) -> Fq {
 }
 "#,
     );
+    s.push_str(if lazy {
+        r#"
+// Karatsuba with lazy reduction, u^2 = -1: three full products, two
+// reductions. c0 = v0 + p^2 - v1 in (0, 2p^2), c1 = m - v0 - v1 =
+// a0 b1 + a1 b0 < 2p^2 (m over the unreduced sums): both below p R.
+fn fq_mul(a: Fq, b: Fq) -> Fq {
+    let v0 = fp_mul_wide(a.c0, b.c0);
+    let v1 = fp_mul_wide(a.c1, b.c1);
+    let m = fp_mul_wide(fp_add_unreduced(a.c0, a.c1), fp_add_unreduced(b.c0, b.c1));
+    let c0 = fp_wide_sub(fp_wide_add(v0, FP_P_SQUARED), v1);
+    return Fq(fp_redc(c0), fp_redc(fp_wide_sub(fp_wide_sub(m, v0), v1)));
+}
+"#
+    } else {
+        r#"
+// Karatsuba: three Fq multiplications; u^2 = -1.
+fn fq_mul(a: Fq, b: Fq) -> Fq {
+    let v0 = fp_mul(a.c0, b.c0);
+    let v1 = fp_mul(a.c1, b.c1);
+    let m = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
+    return Fq(fp_sub(v0, v1), fp_sub(fp_sub(m, v0), v1));
+}
+"#
+    });
     s
 }
 

@@ -17,6 +17,7 @@ mod ext2;
 mod inverse;
 mod mul;
 mod scalar;
+mod wide;
 
 pub use inverse::Inversion;
 pub use scalar::{scalar_module, scalar_module_for};
@@ -135,8 +136,14 @@ pub fn field_module_for(opts: &FieldOptions) -> String {
             coords: Coords::Fq,
             ..*opts
         };
-        let fp = ext2::rename_to_fp(&field_module_for(&base));
-        return ext2::fq2_module(opts.field, &fp, packed_words(&opts.field.modulus()));
+        let mut fq = field_module_for(&base);
+        // 64-bit products: Karatsuba with lazy reduction (wide.rs)
+        let lazy = opts.layout == FieldLayout::Limbs32x8;
+        if lazy {
+            Gen::new(&FieldConstants::for_field(opts.layout, opts.field), opts.field).wide(&mut fq);
+        }
+        let fp = ext2::rename_to_fp(&fq);
+        return ext2::fq2_module(opts.field, &fp, packed_words(&opts.field.modulus()), lazy);
     }
     let layout = opts.layout;
     let c = FieldConstants::for_field(layout, opts.field);

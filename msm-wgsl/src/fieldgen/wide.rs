@@ -1,0 +1,115 @@
+//! Full products and a separate Montgomery reduction over 32-bit limbs, for
+//! Fq2's Karatsuba with lazy reduction (three products, two reductions
+//! instead of three Montgomery multiplications: five N^2 passes of
+//! multiply-accumulates instead of six).
+//!
+//! Bounds the callers keep: operands below 2^(32 N); a reduced operand is
+//! below p, an unreduced sum of two below 2p, and `fq_redc` needs its input
+//! below p R (then its result is below 2p, reduced once to below p). Both
+//! curves have 4p < R = 2^(32 N), so products of sums (< 4p^2) fit.
+
+use std::fmt::Write;
+
+use super::{array_lit, Gen};
+
+impl Gen<'_> {
+    /// `FqWide`, `FQ_P_SQUARED`, `fq_add_unreduced`, `fq_mul_wide`,
+    /// `fq_wide_add`, `fq_wide_sub` and `fq_redc` (32-bit limbs only).
+    pub(super) fn wide(&self, s: &mut String) {
+        assert_eq!(self.w, 32, "the wide product needs 32-bit limbs and 64-bit products");
+        let n = self.n;
+        let p2 = crate::layout::to_limbs(&(&self.c.modulus * &self.c.modulus), 32, 2 * n);
+        let wide: Vec<String> = (0..2 * n).map(|k| format!("t{k}")).collect();
+        writeln!(
+            s,
+            "// Full products ({n2} words) and their Montgomery reduction (Fq2's lazy Karatsuba).\n\
+             alias FqWide = array<u32, {n2}>;\n\
+             // p^2\n\
+             const FQ_P_SQUARED: FqWide = {};\n",
+            array_lit(&p2),
+            n2 = 2 * n
+        )
+        .unwrap();
+        // a + b < 2p < 2^(32 N): no carry out, no reduction
+        s.push_str("fn fq_add_unreduced(a: Fq, b: Fq) -> Fq {\n    var r: Fq;\n    var c = 0u;\n");
+        for i in 0..n {
+            writeln!(
+                s,
+                "    {{ let x = u64(a[{i}]) + u64(b[{i}]) + u64(c); r[{i}] = u32(x); c = u32(x >> 32u); }}"
+            )
+            .unwrap();
+        }
+        s.push_str("    return r;\n}\n\n");
+        // schoolbook rows, each ending in a fresh top word
+        s.push_str("// a * b in full.\nfn fq_mul_wide(a: Fq, b: Fq) -> FqWide {\n");
+        for k in 0..2 * n {
+            writeln!(s, "    var t{k} = 0u;").unwrap();
+        }
+        s.push_str("    var C: u32;\n");
+        for i in 0..n {
+            writeln!(s, "    // row {i}\n    C = 0u;\n    {{\n    let bi = b[{i}];").unwrap();
+            for j in 0..n {
+                let k = i + j;
+                writeln!(
+                    s,
+                    "    {{ let x = u64(t{k}) + u64(a[{j}]) * u64(bi) + u64(C); t{k} = u32(x); C = u32(x >> 32u); }}"
+                )
+                .unwrap();
+            }
+            writeln!(s, "    t{} = C;\n    }}", i + n).unwrap();
+        }
+        writeln!(s, "    return FqWide({});\n}}\n", wide.join(", ")).unwrap();
+        // word-wise add and subtract (the caller's bounds: no overflow, no borrow out)
+        for (name, op, carry) in [("add", "+", "x >> 32u"), ("sub", "-", "x >> 63u")] {
+            writeln!(
+                s,
+                "fn fq_wide_{name}(a: FqWide, b: FqWide) -> FqWide {{\n    var r: FqWide;\n    var c = 0u;"
+            )
+            .unwrap();
+            for k in 0..2 * n {
+                writeln!(
+                    s,
+                    "    {{ let x = u64(a[{k}]) {op} u64(b[{k}]) {op} u64(c); r[{k}] = u32(x); c = u32({carry}); }}"
+                )
+                .unwrap();
+            }
+            s.push_str("    return r;\n}\n\n");
+        }
+        // REDC: row i clears word i and carries into word i + N; `ov` is the
+        // carry out of word i + N, added with the next row's carry one word up
+        s.push_str("// t / R mod p for t < p R, reduced.\nfn fq_redc(t: FqWide) -> Fq {\n");
+        for k in 0..2 * n {
+            writeln!(s, "    var t{k} = t[{k}];").unwrap();
+        }
+        s.push_str("    var C: u32;\n    var m: u32;\n    var ov = 0u;\n");
+        for i in 0..n {
+            writeln!(s, "    // row {i}\n    m = t{i} * FQ_N0;").unwrap();
+            writeln!(
+                s,
+                "    {{ let x = u64(t{i}) + u64(m) * u64({:#x}u); C = u32(x >> 32u); }}",
+                self.c.p[0]
+            )
+            .unwrap();
+            for (j, pj) in self.c.p.iter().enumerate().skip(1) {
+                let k = i + j;
+                writeln!(
+                    s,
+                    "    {{ let x = u64(t{k}) + u64(m) * u64({pj:#x}u) + u64(C); t{k} = u32(x); C = u32(x >> 32u); }}"
+                )
+                .unwrap();
+            }
+            let k = i + n;
+            writeln!(
+                s,
+                "    {{ let x = u64(t{k}) + u64(C) + u64(ov); t{k} = u32(x); ov = u32(x >> 32u); }}"
+            )
+            .unwrap();
+        }
+        writeln!(
+            s,
+            "    return fq_reduce_once(array<u32, {n}>({}));\n}}\n",
+            wide[n..].join(", ")
+        )
+        .unwrap();
+    }
+}
