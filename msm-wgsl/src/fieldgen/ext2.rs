@@ -11,7 +11,29 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use crate::layout::BaseField;
+use super::{FieldOptions, Gen};
+use crate::layout::{packed_words, BaseField, Coords, FieldConstants, FieldLayout};
+
+/// The Fq2 `field` module of `opts`: its base field's module renamed, then
+/// the Fq2 layer; with 64-bit products, Karatsuba with lazy reduction
+/// (wide.rs).
+pub(super) fn module_for(opts: &FieldOptions) -> String {
+    let base = FieldOptions {
+        coords: Coords::Fq,
+        ..*opts
+    };
+    let mut fq = super::field_module_for(&base);
+    let lazy = opts.layout == FieldLayout::Limbs32x8;
+    if lazy {
+        Gen::new(&FieldConstants::for_field(opts.layout, opts.field), opts.field).wide(&mut fq);
+    }
+    fq2_module(
+        opts.field,
+        &rename_to_fp(&fq),
+        packed_words(&opts.field.modulus()),
+        lazy,
+    )
+}
 
 /// Renames a generated Fq module's names to the base field's (`fq_` ->
 /// `fp_`, `Fq` -> `Fp`, `FQ_` -> `FP_`), dropping its `curve_params` import

@@ -132,18 +132,7 @@ pub fn field_module(layout: FieldLayout) -> String {
 /// Returns the WGSL text of the `field` module as `opts` says.
 pub fn field_module_for(opts: &FieldOptions) -> String {
     if opts.coords == Coords::Fq2 {
-        let base = FieldOptions {
-            coords: Coords::Fq,
-            ..*opts
-        };
-        let mut fq = field_module_for(&base);
-        // 64-bit products: Karatsuba with lazy reduction (wide.rs)
-        let lazy = opts.layout == FieldLayout::Limbs32x8;
-        if lazy {
-            Gen::new(&FieldConstants::for_field(opts.layout, opts.field), opts.field).wide(&mut fq);
-        }
-        let fp = ext2::rename_to_fp(&fq);
-        return ext2::fq2_module(opts.field, &fp, packed_words(&opts.field.modulus()), lazy);
+        return ext2::module_for(opts);
     }
     let layout = opts.layout;
     let c = FieldConstants::for_field(layout, opts.field);
