@@ -82,30 +82,15 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
     /// No-carry CIOS Montgomery multiplication (valid because p's top limb is below
     /// (2^W - 1) / 2). With `wide`, limbs are 32 bits and products use u64.
     pub(super) fn mul_cios(&self, s: &mut String, wide: bool) {
-        let (w, n) = (self.w, self.n);
+        let n = self.n;
         let p = &self.c.p;
         s.push_str("// CIOS Montgomery product: a * b / R mod p.\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n");
         for j in 0..n {
             writeln!(s, "    var t{j} = 0u;").unwrap();
         }
         s.push_str("    var A: u32;\n    var C: u32;\n    var m: u32;\n");
-        // One "multiply-accumulate with carry": (hi, lo) = x + y * z + carry.
         let mac = |s: &mut String, dst: &str, acc: &str, y: &str, z: &str, carry: Option<&str>, hi: &str| {
-            if wide {
-                let cr = carry.map(|c| format!(" + u64({c})")).unwrap_or_default();
-                writeln!(
-                    s,
-                    "    {{ let x = u64({acc}) + u64({y}) * u64({z}){cr}; {dst} = u32(x); {hi} = u32(x >> 32u); }}"
-                )
-                .unwrap();
-            } else {
-                let cr = carry.map(|c| format!(" + {c}")).unwrap_or_default();
-                writeln!(
-                    s,
-                    "    {{ let x = {acc} + {y} * {z}{cr}; {dst} = x & FQ_MASK; {hi} = x >> {w}u; }}"
-                )
-                .unwrap();
-            }
+            self.mac(s, wide, dst, acc, y, z, carry, hi)
         };
         for i in 0..n {
             writeln!(s, "    // row {i}").unwrap();
@@ -139,5 +124,37 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
             self.limbs("t")
         )
         .unwrap();
+    }
+
+    /// One multiply-accumulate with carry, `(hi, dst) = acc + y * z + carry`:
+    /// with `wide`, 32-bit limbs and a u64 product; else W-bit limbs in u32.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn mac(
+        &self,
+        s: &mut String,
+        wide: bool,
+        dst: &str,
+        acc: &str,
+        y: &str,
+        z: &str,
+        carry: Option<&str>,
+        hi: &str,
+    ) {
+        if wide {
+            let cr = carry.map(|c| format!(" + u64({c})")).unwrap_or_default();
+            writeln!(
+                s,
+                "    {{ let x = u64({acc}) + u64({y}) * u64({z}){cr}; {dst} = u32(x); {hi} = u32(x >> 32u); }}"
+            )
+            .unwrap();
+        } else {
+            let cr = carry.map(|c| format!(" + {c}")).unwrap_or_default();
+            writeln!(
+                s,
+                "    {{ let x = {acc} + {y} * {z}{cr}; {dst} = x & FQ_MASK; {hi} = x >> {}u; }}",
+                self.w
+            )
+            .unwrap();
+        }
     }
 }

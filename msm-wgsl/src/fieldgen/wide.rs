@@ -31,15 +31,7 @@ impl Gen<'_> {
         )
         .unwrap();
         // a + b < 2p < 2^(32 N): no carry out, no reduction
-        s.push_str("fn fq_add_unreduced(a: Fq, b: Fq) -> Fq {\n    var r: Fq;\n    var c = 0u;\n");
-        for i in 0..n {
-            writeln!(
-                s,
-                "    {{ let x = u64(a[{i}]) + u64(b[{i}]) + u64(c); r[{i}] = u32(x); c = u32(x >> 32u); }}"
-            )
-            .unwrap();
-        }
-        s.push_str("    return r;\n}\n\n");
+        word_chain(s, "fq_add_unreduced", "Fq", n, "+");
         // schoolbook rows, each ending in a fresh top word
         s.push_str("// a * b in full.\nfn fq_mul_wide(a: Fq, b: Fq) -> FqWide {\n");
         for k in 0..2 * n {
@@ -49,32 +41,15 @@ impl Gen<'_> {
         for i in 0..n {
             writeln!(s, "    // row {i}\n    C = 0u;\n    {{\n    let bi = b[{i}];").unwrap();
             for j in 0..n {
-                let k = i + j;
-                writeln!(
-                    s,
-                    "    {{ let x = u64(t{k}) + u64(a[{j}]) * u64(bi) + u64(C); t{k} = u32(x); C = u32(x >> 32u); }}"
-                )
-                .unwrap();
+                let k = format!("t{}", i + j);
+                self.mac(s, true, &k, &k, &format!("a[{j}]"), "bi", Some("C"), "C");
             }
             writeln!(s, "    t{} = C;\n    }}", i + n).unwrap();
         }
         writeln!(s, "    return FqWide({});\n}}\n", wide.join(", ")).unwrap();
         // word-wise add and subtract (the caller's bounds: no overflow, no borrow out)
-        for (name, op, carry) in [("add", "+", "x >> 32u"), ("sub", "-", "x >> 63u")] {
-            writeln!(
-                s,
-                "fn fq_wide_{name}(a: FqWide, b: FqWide) -> FqWide {{\n    var r: FqWide;\n    var c = 0u;"
-            )
-            .unwrap();
-            for k in 0..2 * n {
-                writeln!(
-                    s,
-                    "    {{ let x = u64(a[{k}]) {op} u64(b[{k}]) {op} u64(c); r[{k}] = u32(x); c = u32({carry}); }}"
-                )
-                .unwrap();
-            }
-            s.push_str("    return r;\n}\n\n");
-        }
+        word_chain(s, "fq_wide_add", "FqWide", 2 * n, "+");
+        word_chain(s, "fq_wide_sub", "FqWide", 2 * n, "-");
         // REDC: row i clears word i and carries into word i + N; `ov` is the
         // carry out of word i + N, added with the next row's carry one word up
         s.push_str("// t / R mod p for t < p R, reduced.\nfn fq_redc(t: FqWide) -> Fq {\n");
@@ -84,6 +59,7 @@ impl Gen<'_> {
         s.push_str("    var C: u32;\n    var m: u32;\n    var ov = 0u;\n");
         for i in 0..n {
             writeln!(s, "    // row {i}\n    m = t{i} * FQ_N0;").unwrap();
+            // word i becomes zero: only its carry is kept
             writeln!(
                 s,
                 "    {{ let x = u64(t{i}) + u64(m) * u64({:#x}u); C = u32(x >> 32u); }}",
@@ -91,12 +67,8 @@ impl Gen<'_> {
             )
             .unwrap();
             for (j, pj) in self.c.p.iter().enumerate().skip(1) {
-                let k = i + j;
-                writeln!(
-                    s,
-                    "    {{ let x = u64(t{k}) + u64(m) * u64({pj:#x}u) + u64(C); t{k} = u32(x); C = u32(x >> 32u); }}"
-                )
-                .unwrap();
+                let k = format!("t{}", i + j);
+                self.mac(s, true, &k, &k, "m", &format!("{pj:#x}u"), Some("C"), "C");
             }
             let k = i + n;
             writeln!(
@@ -112,4 +84,23 @@ impl Gen<'_> {
         )
         .unwrap();
     }
+}
+
+/// `fn {name}(a: {ty}, b: {ty}) -> {ty}`: word by word `a op b` with the
+/// carry (or borrow) chained, none out of the top word by the callers' bounds.
+fn word_chain(s: &mut String, name: &str, ty: &str, words: usize, op: &str) {
+    let carry = if op == "+" { "x >> 32u" } else { "x >> 63u" };
+    writeln!(
+        s,
+        "fn {name}(a: {ty}, b: {ty}) -> {ty} {{\n    var r: {ty};\n    var c = 0u;"
+    )
+    .unwrap();
+    for k in 0..words {
+        writeln!(
+            s,
+            "    {{ let x = u64(a[{k}]) {op} u64(b[{k}]) {op} u64(c); r[{k}] = u32(x); c = u32({carry}); }}"
+        )
+        .unwrap();
+    }
+    s.push_str("    return r;\n}\n\n");
 }
