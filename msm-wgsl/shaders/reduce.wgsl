@@ -51,8 +51,10 @@ fn group_span() -> u32 {
     return min(WG, 1u << ceil_log2(params.segments));
 }
 
-// The bucket sum of bucket b as XYZZ (identity when empty).
-fn bucket_point(b: u32) -> Xyzz {
+// The bucket sum of bucket b as XYZZ (identity when empty), and whether it
+// has zz = zzz = 1 (an affine sum: most buckets; the mixed addition's case).
+fn bucket_point(b: u32, affine: ptr<function, bool>) -> Xyzz {
+    *affine = false;
     if counts[b] == 0u {
         return xyzz_identity();
     }
@@ -61,15 +63,10 @@ fn bucket_point(b: u32) -> Xyzz {
         return xyzz_unpack(split_sums[rec.through]);
     }
     if rec.valid != 0u {
+        *affine = true;
         return xyzz_from_affine(Affine(fq_unpack(rec.x), fq_unpack(rec.y)));
     }
     return xyzz_identity();
-}
-
-// Whether bucket_point(b) has zz = zzz = 1 (an affine sum: most buckets).
-fn bucket_is_affine(b: u32) -> bool {
-    let valid = bucket_sums[b].valid;
-    return counts[b] != 0u && valid != VALID_XYZZ && valid != 0u;
 }
 
 // Segment g of window j: (T, U) = (sum_i (i - lo + 1) B_i, P sum_i B_i)
@@ -108,8 +105,7 @@ fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
             } else {
                 a = running;
                 let at = j * params.buckets + i - 1u;
-                b = bucket_point(at);
-                b_affine = bucket_is_affine(at);
+                b = bucket_point(at, &b_affine);
             }
         } else {
             a = acc;
