@@ -58,6 +58,7 @@ where
     let ctxs = Contexts {
         g1: &ctx,
         g2: ctx2.as_ref(),
+        timing: true,
     };
     let gpu_pk = GpuProvingKey::<E, G, G2>::new(&ctxs, &pk).expect("upload");
     let matrices = Matrices::of(circuit.clone()).unwrap();

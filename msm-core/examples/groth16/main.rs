@@ -4,9 +4,12 @@
 //! the same randomness r and s. The proofs must be equal bit for bit and
 //! verify; both provers' times come from this run.
 //!
-//!     cargo run --release -p msm-core --example groth16 [-- --constraints 2^16 --reps 3 --curve bls12-381 --g2 cpu --matrices per-proof]
+//!     cargo run --release -p msm-core --example groth16 [-- --constraints 2^16 --reps 3 --curve bls12-381 --g2 cpu --matrices per-proof --order blocks --gpu-timestamps]
 //!
-//! Each repetition runs ark-groth16's prover, then the GPU prover. The GPU
+//! Each repetition runs ark-groth16's prover, then the GPU prover (`--order
+//! blocks`: ark-groth16's proofs first, then the GPU's back to back, as a
+//! proving service runs them). `--gpu-timestamps` prints each group's GPU
+//! time inside the proof beside the host's waits. The GPU
 //! prover keeps the circuit's R1CS matrices across proofs (made once beside
 //! the key; `--matrices per-proof` rebuilds them in every proof, as
 //! ark-groth16 does).
@@ -46,6 +49,14 @@ struct Args {
     /// witness alone) or per-proof (rebuilt in every proof).
     #[arg(long, default_value = "cached", value_parser = ["cached", "per-proof"])]
     matrices: String,
+    /// GPU timestamps on every MSM: prints each group's GPU time beside
+    /// its host's waits.
+    #[arg(long)]
+    gpu_timestamps: bool,
+    /// interleaved (each GPU proof after an ark-groth16 one) or blocks
+    /// (ark-groth16's proofs first, then the GPU's back to back).
+    #[arg(long, default_value = "interleaved", value_parser = ["interleaved", "blocks"])]
+    order: String,
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -85,6 +96,7 @@ where
     let context = |curve| {
         GpuContext::new_blocking(&ContextOptions {
             curve,
+            timestamps: args.gpu_timestamps,
             ..Default::default()
         })
     };
@@ -97,6 +109,7 @@ where
     let ctxs = Contexts {
         g1: &ctx,
         g2: ctx2.as_ref(),
+        timing: args.gpu_timestamps,
     };
     println!(
         "adapter: {} ({:?}), field layout {}; G2 on the {}",
@@ -127,13 +140,27 @@ where
 
     let mut ark_ms = Vec::new();
     let mut gpu_times = Vec::new();
-    for rep in 0..reps {
-        let (r, s) = (Fr::<E>::rand(&mut rng), Fr::<E>::rand(&mut rng));
-        let (c1, c2) = (circuit.clone(), circuit.clone());
+    let randomness: Vec<_> = (0..reps)
+        .map(|_| (Fr::<E>::rand(&mut rng), Fr::<E>::rand(&mut rng)))
+        .collect();
+    let mut ark_proof = |(r, s)| -> Result<_, Box<dyn Error>> {
         let t = Instant::now();
-        let expected = Groth16::<E>::create_proof_with_reduction(c1, &pk, r, s)?;
+        let proof = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s)?;
         ark_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        let (proof, times) = gpu_pk.prove(&ctxs, c2, matrices, r, s)?;
+        Ok(proof)
+    };
+    // interleaved: each GPU proof after an ark-groth16 one (the GPU idles
+    // seconds before each); blocks: the GPU's proofs back to back.
+    let expected: Vec<Proof<E>> = match args.order.as_str() {
+        "blocks" => randomness.iter().map(|&rs| ark_proof(rs)).collect::<Result<_, _>>()?,
+        _ => Vec::new(),
+    };
+    for (rep, &(r, s)) in randomness.iter().enumerate() {
+        let expected = match expected.get(rep) {
+            Some(p) => p.clone(),
+            None => ark_proof((r, s))?,
+        };
+        let (proof, times) = gpu_pk.prove(&ctxs, circuit.clone(), matrices, r, s)?;
         gpu_times.push(times);
         assert_eq!(bytes(&proof), bytes(&expected), "repetition {rep}: proofs differ");
         assert!(
@@ -165,6 +192,17 @@ where
         pick(|t| t.g2_msm_ms),
         args.g2.to_uppercase(),
         pick(|t| t.h_msm_ms),
+    );
+    println!(
+        "inside the proof (medians, summed over each group's MSMs): A, B, L GPU span {:.1} ms, scalar writes {:.1} ms, \
+         waits {:.1} ms; B in G2 GPU span {:.1} ms, scalar writes {:.1} ms, waits {:.1} ms{}",
+        pick(|t| t.g1.gpu_ms),
+        pick(|t| t.g1.upload_ms),
+        pick(|t| t.g1.wait_ms),
+        pick(|t| t.g2.gpu_ms),
+        pick(|t| t.g2.upload_ms),
+        pick(|t| t.g2.wait_ms),
+        if args.gpu_timestamps { "" } else { " (GPU spans: --gpu-timestamps)" },
     );
     println!("ark-groth16 / GPU prover: {:.2}x", ark / gpu);
     Ok(())

@@ -62,6 +62,46 @@ pub struct ProofTimes {
     pub h_msm_ms: f64,
     /// The whole proof.
     pub total_ms: f64,
+    /// A, B and L's host and GPU times (the GPU's with `Contexts::timing`).
+    pub g1: MsmTally,
+    /// B in G2's (on the GPU only).
+    pub g2: MsmTally,
+}
+
+/// Where a proof's MSMs of one group spent their time, summed over them
+/// (ms): the GPU's work against the host's waits around it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MsmTally {
+    /// The kernels' span, first start to last end (timestamps).
+    pub gpu_ms: f64,
+    /// Writing the scalars into the staging buffer.
+    pub upload_ms: f64,
+    /// After the last submission until the results are back.
+    pub wait_ms: f64,
+}
+
+impl MsmTally {
+    fn add(&mut self, t: &msm_core::MsmTimings) {
+        self.gpu_ms += t.gpu_span_ms.unwrap_or(0.0);
+        self.upload_ms += t.upload_ms;
+        self.wait_ms += t.wait_ms;
+    }
+}
+
+/// One MSM on `ctx` with its configuration for the size, its times added
+/// to `tally`.
+fn msm_tallied<C: GpuCurve>(
+    ctx: &GpuContext,
+    bases: &Bases<C>,
+    scalars: &[C::ScalarField],
+    timing: bool,
+    tally: &mut MsmTally,
+) -> Result<Projective<C>, MsmError> {
+    let mut config = ctx.config_for(scalars.len());
+    config.timing = timing;
+    let run = ctx.msm_blocking_with(bases, scalars, &config)?;
+    tally.add(&run.timings);
+    Ok(run.result)
 }
 
 /// A circuit's R1CS matrices, made once: with them a proof synthesises the
@@ -96,6 +136,8 @@ impl<F: PrimeField> Matrices<F> {
 pub struct Contexts<'c> {
     pub g1: &'c GpuContext,
     pub g2: Option<&'c GpuContext>,
+    /// GPU timestamps on every MSM (`ProofTimes::g1`, `g2`).
+    pub timing: bool,
 }
 
 /// A proving key with its queries uploaded once.
@@ -148,28 +190,32 @@ impl<'a, E: GpuPairing<G, G2>, G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>> G
         let synthesis_ms = ms(start);
         let synthesized = Instant::now();
 
-        let (pk, ctx) = (self.pk, ctxs.g1);
+        let (pk, ctx, timing) = (self.pk, ctxs.g1, ctxs.timing);
         let assignment = &assignment;
         let (g1, g2, h, fft_ms) = std::thread::scope(|scope| {
             // A, B and L need only the assignment: the GPU runs them while
             // this thread computes h.
             let g1 = scope.spawn(|| {
+                let mut tally = MsmTally::default();
                 let abl = (|| -> Result<_, MsmError> {
-                    let a = ctx.msm_blocking(&self.a, assignment)?;
-                    let b = ctx.msm_blocking(&self.b_g1, assignment)?;
-                    let l = ctx.msm_blocking(&self.l, &assignment[num_inputs..])?;
+                    let a = msm_tallied(ctx, &self.a, assignment, timing, &mut tally)?;
+                    let b = msm_tallied(ctx, &self.b_g1, assignment, timing, &mut tally)?;
+                    let l = msm_tallied(ctx, &self.l, &assignment[num_inputs..], timing, &mut tally)?;
                     Ok((a, b, l))
                 })();
-                (abl, ms(synthesized))
+                (abl, ms(synthesized), tally)
             });
             // B in G2 over the whole assignment (its first entry is the constant 1).
             let g2 = scope.spawn(|| {
+                let mut tally = MsmTally::default();
                 let b: Result<Projective<G2>, Box<dyn Error + Send + Sync>> = match (ctxs.g2, &self.b_g2) {
-                    (Some(c2), Some(bases)) => c2.msm_blocking(bases, assignment).map_err(Into::into),
+                    (Some(c2), Some(bases)) => {
+                        msm_tallied(c2, bases, assignment, timing, &mut tally).map_err(Into::into)
+                    }
                     _ => Projective::<G2>::msm(&pk.b_g2_query, assignment)
                         .map_err(|n| format!("B2 query length {n}").into()),
                 };
-                (b, ms(synthesized))
+                (b, ms(synthesized), tally)
             });
             let t = Instant::now();
             type D<F> = GeneralEvaluationDomain<F>;
@@ -191,8 +237,8 @@ impl<'a, E: GpuPairing<G, G2>, G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>> G
         // h has one coefficient more than the H query (it is zero): a prefix
         // MSM over the resident query.
         let h_acc = ctx.msm_blocking(&self.h, &h[..pk.h_query.len()])?;
-        let ((a_acc, b_acc, l_acc), g1_msm_ms) = (g1.0?, g1.1);
-        let (b2_acc, g2_msm_ms) = (g2.0.map_err(|e| e.to_string())?, g2.1);
+        let ((a_acc, b_acc, l_acc), g1_msm_ms, g1_tally) = (g1.0?, g1.1, g1.2);
+        let (b2_acc, g2_msm_ms, g2_tally) = (g2.0.map_err(|e| e.to_string())?, g2.1, g2.2);
         let h_msm_ms = ms(synthesized) - fft_ms;
 
         // A = alpha + sum a_i(x) + r delta, B = beta + sum b_i(x) + s delta,
@@ -214,6 +260,8 @@ impl<'a, E: GpuPairing<G, G2>, G: GpuCurve, G2: GpuCurve<ScalarField = Fr<G>>> G
             g2_msm_ms,
             h_msm_ms,
             total_ms: ms(start),
+            g1: g1_tally,
+            g2: g2_tally,
         };
         Ok((proof, times))
     }
