@@ -70,6 +70,8 @@ diagnostics_modules!(config, context, cpu, engine, error, layout, msm, passes, p
 mod curve;
 
 mod bases;
+#[cfg(not(target_arch = "wasm32"))]
+mod host;
 mod host_bytes;
 pub mod knobs;
 

@@ -256,10 +256,12 @@ impl GpuContext {
         {
             use rayon::prelude::*;
             const CHUNK: usize = 4096;
-            x.par_chunks_mut(w * CHUNK)
-                .zip(y.par_chunks_mut(w * CHUNK))
-                .zip(points.par_chunks(CHUNK))
-                .for_each(|((xs, ys), ps)| convert((xs, ys, ps)));
+            crate::host::install(|| {
+                x.par_chunks_mut(w * CHUNK)
+                    .zip(y.par_chunks_mut(w * CHUNK))
+                    .zip(points.par_chunks(CHUNK))
+                    .for_each(|((xs, ys), ps)| convert((xs, ys, ps)))
+            });
         }
         #[cfg(target_arch = "wasm32")]
         convert((&mut x, &mut y, points));

@@ -89,7 +89,7 @@ pub fn bucket_counts(plan: &Plan, scalars: &[Words], identity: &[bool]) -> Vec<u
     #[cfg(not(target_arch = "wasm32"))]
     let rows: Vec<Vec<u32>> = {
         use rayon::prelude::*;
-        (0..plan.rows()).into_par_iter().map(count_row).collect()
+        crate::host::install(|| (0..plan.rows()).into_par_iter().map(count_row).collect())
     };
     #[cfg(target_arch = "wasm32")]
     let rows: Vec<Vec<u32>> = (0..plan.rows()).map(count_row).collect();

@@ -86,7 +86,7 @@ pub fn windows_from_groups<C: SWCurveConfig>(groups: &[[Projective<C>; 2]], per_
     if groups.len() > 256 {
         use rayon::prelude::*;
         let rows: Vec<_> = rows.collect();
-        return rows.into_par_iter().map(fold).collect();
+        return crate::host::install(|| rows.into_par_iter().map(fold).collect());
     }
     rows.map(fold).collect()
 }
@@ -115,7 +115,7 @@ pub fn window_sums_direct<C: SWCurveConfig>(plan: &Plan, buckets: &[Option<Affin
     #[cfg(not(target_arch = "wasm32"))]
     {
         use rayon::prelude::*;
-        (0..plan.rows()).into_par_iter().map(row).collect()
+        crate::host::install(|| (0..plan.rows()).into_par_iter().map(row).collect())
     }
     #[cfg(target_arch = "wasm32")]
     (0..plan.rows()).map(row).collect()

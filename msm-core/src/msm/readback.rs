@@ -139,7 +139,7 @@ pub(crate) fn decode_window_sums<C: GpuCurve>(
     if windows > 128 {
         use rayon::prelude::*;
         let sums: Vec<&[u32]> = sums.collect();
-        return sums.into_par_iter().map(|w| xyzz_to_projective(codec, w)).collect();
+        return crate::host::install(|| sums.into_par_iter().map(|w| xyzz_to_projective(codec, w)).collect());
     }
     sums.map(|w| xyzz_to_projective(codec, w)).collect()
 }

@@ -53,7 +53,7 @@ fn combine_rows<C: GpuCurve>(sums: &[Projective<C>], plan: &Plan) -> Vec<Project
     if plan.vectors > 1 {
         use rayon::prelude::*;
         let rows: Vec<&[Projective<C>]> = rows.collect();
-        return rows.into_par_iter().map(|r| cpu::combine_windows(r, plan.c)).collect();
+        return crate::host::install(|| rows.into_par_iter().map(|r| cpu::combine_windows(r, plan.c)).collect());
     }
     rows.map(|r| cpu::combine_windows(r, plan.c)).collect()
 }
@@ -259,7 +259,7 @@ impl GpuContext {
         #[cfg(not(target_arch = "wasm32"))]
         let ((upload_ms, written), timed) = {
             let mut wrote = (0.0, Ok(()));
-            let timed = rayon::in_place_scope(|scope| {
+            let timed = crate::host::in_place_scope(|scope| {
                 scope.spawn(|_| wrote = write());
                 record()
             });

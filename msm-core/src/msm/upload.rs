@@ -238,10 +238,12 @@ fn copy_limbs<T: Limbs>(dst: WriteOnly<'_, [u8]>, scalars: &[T]) {
     let chunks: Vec<WriteOnly<'_, [u8; CHUNK_BYTES]>> = chunks.into_iter().collect();
     let whole = chunks.len() * CHUNK;
     use rayon::prelude::*;
-    chunks
-        .into_par_iter()
-        .zip(scalars[..whole].par_chunks(CHUNK))
-        .for_each(|(w, c)| fill(w.into(), c));
+    crate::host::install(|| {
+        chunks
+            .into_par_iter()
+            .zip(scalars[..whole].par_chunks(CHUNK))
+            .for_each(|(w, c)| fill(w.into(), c))
+    });
     fill(rest, &scalars[whole..]);
 }
 
