@@ -262,8 +262,15 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
 /// 512-thread walkers above do not fit its workgroup memory; 8 slots a
 /// thread from 2^18 (H200, BN254 G2 at 2^20: 4 slots 56.4 ms, 8 46.1, 16
 /// 51.2, 2 80.3; at 2^22 210.5 -> 166.7; BLS12-381 G2 at 2^20 132.2 ->
-/// 111.8).
-const DISCRETE_INT64_G2: &[BuiltinRange] = &[(0, 16, &[("walker_slots", "2")]), (18, 31, &[("walker_slots", "8")])];
+/// 111.8); from 2^21 the walker keeps 2^20's 32,768 threads, so that tasks
+/// grow instead of multiplying and fewer buckets are split between tasks
+/// (walker_combine's Fq2 additions: BN254 G2 0.88x at 2^21, 0.81x at 2^22,
+/// 0.69x at 2^23; BLS12-381 G2 0.80x at 2^22).
+const DISCRETE_INT64_G2: &[BuiltinRange] = &[
+    (0, 16, &[("walker_slots", "2")]),
+    (18, 20, &[("walker_slots", "8")]),
+    (21, 31, &[("walker_slots", "8"), ("walker_threads", "32768")]),
+];
 
 /// The portable layout (13x20) on a discrete GPU: the same large-size
 /// walker from 2^21 (H200, ABBA: 0.79x at 2^21, 0.69x at 2^22, 0.50x at
@@ -360,15 +367,16 @@ mod tests {
         assert!(builtin_ranges(&igpu, "32x8-int64", &bounds(49_152)).is_empty());
         let cpu = info("llvmpipe (LLVM 15.0.6, 256 bits)", wgpu::DeviceType::Cpu);
         assert!(builtin_ranges(&cpu, "32x8-int64", &bounds(49_152)).is_empty());
-        // G2's own table: 8 slots from 2^18, no 512-thread walkers
+        // G2's own table: 8 slots from 2^18, no 512-thread walkers, 2^20's
+        // thread count from 2^21
         let g2 = AdapterBounds {
             curve: crate::curve::Curve::Bls12_381G2,
             ..bounds(49_152)
         };
         let ranges = builtin_ranges(&gpu, "32x8-int64", &g2);
-        for logn in [18, 20, 22] {
+        for (logn, threads) in [(18, None), (20, None), (21, Some(32_768)), (22, Some(32_768))] {
             let c = config_in_ranges(&ranges, 1 << logn);
-            assert_eq!((c.walker_tpb, c.walker_slots), (256, 8), "2^{logn}");
+            assert_eq!((c.walker_tpb, c.walker_slots, c.walker_threads), (256, 8, threads), "2^{logn}");
         }
     }
 
