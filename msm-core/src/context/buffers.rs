@@ -144,7 +144,7 @@ impl GpuContext {
     pub(crate) fn wait_idle(&self) -> Result<(), MsmError> {
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| MsmError::DeviceLost(e.to_string()))?;
+            .map_err(|e| self.mark_lost(&e.to_string()))?;
         Ok(())
     }
 

@@ -191,15 +191,23 @@ fn is_out_of_memory(message: &str) -> bool {
 
 impl GpuContext {
     /// Whether the device is lost (wgpu's device-lost callback fired: driver
-    /// reset, GPU removed, device destroyed). A lost context fails every
-    /// MSM with [`MsmError::DeviceLost`]; build a new one. Contexts from
+    /// reset, GPU removed, device destroyed; or an MSM found its buffers
+    /// destroyed before the callback ran). A lost context fails every MSM
+    /// with [`MsmError::DeviceLost`]; build a new one. Contexts from
     /// [`GpuContext::from_device`] leave that callback to the caller and
-    /// report `false`.
+    /// report `true` only after such an MSM.
     pub fn is_lost(&self) -> bool {
         // lets wgpu run a pending device-lost callback (never blocks)
         #[cfg(not(target_arch = "wasm32"))]
         let _ = self.device.poll(wgpu::PollType::Poll);
         self.lost.lock().unwrap().is_some()
+    }
+
+    /// Marks the context lost where a call saw the loss before wgpu's
+    /// callback ran (the first reason stays); the error to return.
+    pub(crate) fn mark_lost(&self, reason: &str) -> MsmError {
+        let mut lost = self.lost.lock().unwrap();
+        MsmError::DeviceLost(lost.get_or_insert_with(|| reason.to_string()).clone())
     }
 
     pub(crate) fn check_lost(&self) -> Result<(), MsmError> {
@@ -336,10 +344,11 @@ impl GpuContext {
             }
         }
         // The context destroys none of its buffers while an MSM holds them:
-        // a destroyed one means the device was (its callback still pending).
+        // a destroyed one means the device was (its callback still pending,
+        // so the context is marked here: `is_lost` and later calls agree).
         if let MsmError::Readback(m) = &e {
             if m.contains("has been destroyed") {
-                return MsmError::DeviceLost(m.clone());
+                return self.mark_lost(m);
             }
         }
         let pending = self.device_error.lock().unwrap().take();
