@@ -49,6 +49,9 @@ where
     let context = |curve| {
         GpuContext::new_blocking(&ContextOptions {
             curve,
+            // the proofs' MSMs run timed (`Contexts::timing`), as the
+            // example's --gpu-timestamps
+            timestamps: true,
             ..Default::default()
         })
         .expect("no GPU context")
@@ -76,7 +79,10 @@ where
         .flat_map(|rs| [(rs, None), (rs, Some(&matrices))])
     {
         let expected = Groth16::<E>::create_proof_with_reduction(circuit.clone(), &pk, r, s).unwrap();
-        let (proof, _) = gpu_pk.prove(&ctxs, circuit.clone(), cached, r, s).unwrap();
+        let (proof, times) = gpu_pk.prove(&ctxs, circuit.clone(), cached, r, s).unwrap();
+        if ctx.has_timestamps() {
+            assert!(times.g1.gpu_ms > 0.0, "timed MSMs report their kernels' span");
+        }
         let how = if cached.is_some() {
             "cached matrices"
         } else {
