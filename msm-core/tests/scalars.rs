@@ -1,6 +1,8 @@
 //! Canonical scalars may be any 256-bit word: the result is the sum of the
-//! integers times the points, as arkworks' `msm_bigint` computes it, at every
-//! window width, from words and from bytes.
+//! integers reduced mod r times the points, at every window width, from
+//! words and from bytes. The reference reduces first (`cpu::msm_reference_words`):
+//! arkworks' `msm_bigint` on words of r or more is not that sum on every
+//! host (it depends on the thread count), which the last test shows.
 
 mod common;
 
@@ -8,7 +10,7 @@ use ark_bn254::{Fr, G1Projective};
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use ark_ff::{BigInt, BigInteger, PrimeField};
 use common::{ctx, rng};
-use msm_core::{FieldLayout, HostBytes, MsmConfig, Scalars};
+use msm_core::{cpu, FieldLayout, HostBytes, MsmConfig, Scalars};
 use rand::Rng;
 
 /// r - 1, r, r + 1, 2^254, 2^255, 2^256 - 1, 2r, 5r + 7 and zero as words.
@@ -63,7 +65,8 @@ fn any_word_gives_the_integer_sum_at_every_window_width() {
             _ => Fr::from(r.gen::<u64>()).into_bigint(),
         })
         .collect();
-    let want = G1Projective::msm_bigint(&points, &ints).into_affine();
+    let want = cpu::msm_reference_words(&points, &ints).into_affine();
+    assert_eq!(want, reduced_sum(&points, &ints));
     let as_bytes: Vec<u8> = ints.iter().flat_map(|b| b.to_bytes_le()).collect();
     for c in 4..=16 {
         let config = MsmConfig {
@@ -78,4 +81,49 @@ fn any_word_gives_the_integer_sum_at_every_window_width() {
             assert_eq!(run.result.into_affine(), want, "c = {c}, {what}");
         }
     }
+}
+
+/// Σ (s mod r) P point by point: the reference's reference.
+fn reduced_sum(points: &[ark_bn254::G1Affine], ints: &[BigInt<4>]) -> ark_bn254::G1Affine {
+    let mut acc = G1Projective::default();
+    for (p, w) in points.iter().zip(ints) {
+        let s = Fr::from_le_bytes_mod_order(&w.to_bytes_le());
+        acc += *p * s;
+    }
+    acc.into_affine()
+}
+
+/// The integer reference is the reduced sum whatever the host's thread
+/// count: on a pool of 1, 2 and 16 threads (a 16-core host's), where
+/// arkworks' `msm_bigint` on these words is not the reduced sum on every
+/// pool size.
+#[test]
+fn the_integer_reference_does_not_depend_on_the_host() {
+    let n = 96;
+    let (points, _) = msm_core::sample::inputs(n, 23);
+    let edges = edge_words();
+    let mut r = rng(24);
+    let ints: Vec<BigInt<4>> = (0..n)
+        .map(|i| {
+            if i % 2 == 0 {
+                edges[(i / 2) % edges.len()]
+            } else {
+                BigInt(std::array::from_fn(|_| r.gen()))
+            }
+        })
+        .collect();
+    let want = reduced_sum(&points, &ints);
+    let mut bigint_agrees = Vec::new();
+    for threads in [1, 2, 16] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let (reference, bigint) = pool.install(|| {
+            (
+                cpu::msm_reference_words(&points, &ints).into_affine(),
+                G1Projective::msm_bigint(&points, &ints).into_affine(),
+            )
+        });
+        assert_eq!(reference, want, "{threads} threads");
+        bigint_agrees.push(bigint == want);
+    }
+    eprintln!("msm_bigint equals the reduced sum on pools of 1, 2, 16 threads: {bigint_agrees:?}");
 }

@@ -15,7 +15,7 @@
 //! Scalars: 32 little-endian bytes each, concatenated or as a serialized
 //! `Vec<Fr>` (8-byte length in front): the arkworks and the raw format are
 //! the same bytes. Any 256-bit value is accepted and taken mod r, so the MSM
-//! is the sum of the integers times the points (arkworks' `msm_bigint`).
+//! is the sum of the integers reduced mod r times the points.
 //!
 //! Bases go to the GPU as they are and are checked there (`MsmContext`).
 //! The decoders below (msm-core's CPU twin of the bases kernel) serve

@@ -136,7 +136,7 @@ async fn batch_mistakes_are_js_exceptions() {
 }
 
 /// Scalar words at and above r (r - 1, r, r + 1, 2^254, 2^255, 2^256 - 1)
-/// are taken mod r, like arkworks' msm_bigint, beside ordinary scalars.
+/// are taken mod r (as `cpuMsm` takes them), beside ordinary scalars.
 #[wasm_bindgen_test]
 async fn words_above_r_are_taken_mod_r() {
     use ark_ff::{BigInteger, PrimeField};

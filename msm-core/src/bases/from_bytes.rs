@@ -47,6 +47,16 @@ impl GpuContext {
             .await
     }
 
+    /// Blocking [`GpuContext::upload_bases_bytes`] (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn upload_bases_bytes_blocking<C: GpuCurve>(
+        &self,
+        bytes: HostBytes<'_>,
+        format: BaseFormat,
+    ) -> Result<Bases<C>, MsmError> {
+        pollster::block_on(self.upload_bases_bytes(bytes, format))
+    }
+
     diagnostics_pub! {
         /// [`GpuContext::upload_bases_bytes`] with at most `part_points` points a
         /// part and `dispatch_points` a conversion dispatch (each clamped to what
@@ -73,6 +83,7 @@ impl GpuContext {
             let pipeline = self
                 .pipeline(ShaderId::Bases, "convert", &[("WG", WG as f64)], None)
                 .await?;
+            // Error scopes are per thread: popped before any await.
             let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             let bad = self.create_buffer(
                 "bases.bad",
@@ -82,8 +93,9 @@ impl GpuContext {
             self.queue.write_buffer(&bad, 0, &u32::MAX.to_le_bytes());
             let sizes = (part_points, dispatch_points);
             let parts = self.convert_parts(C::CURVE, bytes, format, sizes, &pipeline, &bad);
+            let oom = oom.pop();
             let first_bad = self.read_words(&bad, 1).await;
-            if let Some(e) = oom.pop().await {
+            if let Some(e) = oom.await {
                 return Err(MsmError::OutOfMemory {
                     what: format!("{n} bases (the driver refused: {e})"),
                     needed: super::BaseSet::bytes_of(n, C::CURVE),
@@ -92,17 +104,10 @@ impl GpuContext {
             }
             self.check_device_error()?;
             let parts = parts?;
-            let first_bad = first_bad?[0];
-            if first_bad != u32::MAX {
-                let index = first_bad as usize;
-                let point = bytes.read(index * size..(index + 1) * size);
-                return Err(match decode_point::<C>(&point, format) {
-                    Err(defect) => MsmError::InvalidBase { index, defect },
-                    // The twin accepts what the GPU refused: a shader bug.
-                    Ok(_) => MsmError::CorruptResult,
-                });
+            match first_bad?[0] {
+                u32::MAX => Ok(self.new_bases(n, parts)),
+                index => Err(explain_refusal::<C>(bytes, format, index as usize)),
             }
-            Ok(self.new_bases(n, parts))
         }
     }
 
@@ -173,6 +178,49 @@ impl GpuContext {
             if start >= n {
                 return Ok(parts);
             }
+        }
+    }
+}
+
+/// Why the bases kernel refused point `index` of `bytes`, as the CPU twin
+/// says; an index past the points, or a point the twin accepts, is the
+/// kernel's fault ([`MsmError::CorruptResult`]).
+pub(crate) fn explain_refusal<C: GpuCurve>(bytes: HostBytes<'_>, format: BaseFormat, index: usize) -> MsmError {
+    let size = C::CURVE.point_bytes();
+    if index >= bytes.len() / size {
+        return MsmError::CorruptResult;
+    }
+    match decode_point::<C>(&bytes.read(index * size..(index + 1) * size), format) {
+        Err(defect) => MsmError::InvalidBase { index, defect },
+        Ok(_) => MsmError::CorruptResult,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::bases::encode_point;
+
+    /// A refused index is explained by the twin; one past the points (a
+    /// kernel that wrote garbage) is a corrupt result, not a panic.
+    #[test]
+    fn refusals_are_explained_or_corrupt() {
+        let (points, _) = crate::sample::inputs(3, 5);
+        let mut bytes: Vec<u8> = points
+            .iter()
+            .flat_map(|p| encode_point(p, BaseFormat::Arkworks))
+            .collect();
+        bytes[64] ^= 1; // point 1's x: off the curve
+        let b = HostBytes::slice(&bytes);
+        assert!(matches!(
+            explain_refusal::<crate::Bn254>(b, BaseFormat::Arkworks, 1),
+            MsmError::InvalidBase { index: 1, .. }
+        ));
+        for index in [0, 3, 4, u32::MAX as usize - 1] {
+            assert!(matches!(
+                explain_refusal::<crate::Bn254>(b, BaseFormat::Arkworks, index),
+                MsmError::CorruptResult
+            ));
         }
     }
 }

@@ -119,10 +119,14 @@ impl GpuContext {
                 ));
             }
             self.check_lost()?;
-            bases.table = None;
             let needed = table_bytes(bases.n, c, curve);
-            self.check_bytes_fit(needed, || format!("a table of {} bases at c = {c}", bases.n))?;
+            // the old table's memory returns before the new one is made; a
+            // refused rebuild keeps it
+            let old = bases.table_bits().map_or(0, |old| table_bytes(bases.n, old, curve));
+            self.check_bytes_fit(needed.saturating_sub(old), || format!("a table of {} bases at c = {c}", bases.n))?;
             let pipeline = self.pipeline(ShaderId::Table, "shift", &[("WG", WG as f64)], None).await?;
+            bases.table = None;
+            // Error scopes are per thread: popped before any await.
             let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
             let limits = self.device.limits();
             let most = table_part_points(c, curve, limits.max_storage_buffer_binding_size, limits.max_buffer_size);
@@ -142,8 +146,9 @@ impl GpuContext {
             }
             // one word read back: every dispatch before it has finished
             let done = self.create_buffer("table.done", 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
+            let oom = oom.pop();
             self.read_words(&done, 1).await?;
-            if let Some(e) = oom.pop().await {
+            if let Some(e) = oom.await {
                 return Err(MsmError::OutOfMemory {
                     what: format!("a table of {} bases at c = {c} (the driver refused: {e})", bases.n),
                     needed,

@@ -126,34 +126,40 @@ pub fn msm_memory_on(
     n: usize,
     config: &MsmConfig,
 ) -> Result<MsmMemory, MsmError> {
-    memory_of(&mut CallPlans::new(config, *bounds), parts, n)
+    memory_of(&mut CallPlans::new(config, *bounds), parts, &[n])
 }
 
-/// [`msm_memory_on`] with the call's plans (derived here if not yet).
-pub(crate) fn memory_of(plans: &mut CallPlans<'_>, parts: &[(usize, usize)], n: usize) -> Result<MsmMemory, MsmError> {
-    let size = plans.chunk(n)?;
+/// What a batch of vectors of the lengths `lens`, each run on its own
+/// (cut into chunks as [`msm_memory_on`] says), allocates together: every
+/// vector's chunks, results and scalars, and the scratch of the distinct
+/// plans they share (the call's plans derived here if not yet).
+pub(crate) fn memory_of(plans: &mut CallPlans<'_>, parts: &[(usize, usize)], lens: &[usize]) -> Result<MsmMemory, MsmError> {
     let mut chunks = 0u64;
     let mut result_bytes = 0;
     let mut used = BTreeSet::new();
-    for &(start, len) in parts {
-        let len = len.min(n.saturating_sub(start));
-        chunks += len.div_ceil(size) as u64;
-        // the full chunks, then the rest
-        for (l, count) in [(size.min(len), len / size), (len % size, 1)] {
-            if l > 0 && count > 0 {
-                let i = plans.index(l)?;
-                used.insert(i);
-                result_bytes += count as u64 * crate::msm::result_bytes(&plans.plans()[i]);
+    for &n in lens.iter().filter(|&&n| n > 0) {
+        let size = plans.chunk(n)?;
+        for &(start, len) in parts {
+            let len = len.min(n.saturating_sub(start));
+            chunks += len.div_ceil(size) as u64;
+            // the full chunks, then the rest
+            for (l, count) in [(size.min(len), len / size), (len % size, 1)] {
+                if l > 0 && count > 0 {
+                    let i = plans.index(l)?;
+                    used.insert(i);
+                    result_bytes += count as u64 * crate::msm::result_bytes(&plans.plans()[i]);
+                }
             }
         }
     }
     let scratch_bytes = used.iter().map(|&i| plans.plans()[i].scratch_bytes()).sum();
     let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
+    let points: u64 = lens.iter().map(|&n| n as u64).sum();
     Ok(MsmMemory {
         chunks,
         scratch_bytes,
         result_bytes,
-        staging_bytes: n as u64 * 32 + chunks * params,
+        staging_bytes: points * 32 + chunks * params,
     })
 }
 
@@ -232,6 +238,13 @@ impl GpuContext {
     }
 
     #[cfg(feature = "diagnostics")]
+    /// Makes the checks before allocation compare with `bytes` instead of
+    /// the device's memory, for tests of refusals on a device of any size.
+    pub fn set_device_memory_for_test(&mut self, bytes: Option<u64>) {
+        self.device_memory = bytes;
+    }
+
+    #[cfg(feature = "diagnostics")]
     /// The GPU memory this context holds now.
     pub fn live_memory(&self) -> LiveMemory {
         let (scratch_plans, scratch_bytes) = {
@@ -287,29 +300,30 @@ impl GpuContext {
         fn msm_memory(&self, bases: &BaseSet, n: usize, config: &MsmConfig) -> Result<MsmMemory, MsmError> {
             let mut plans = CallPlans::new(config, self.bounds()).over(bases);
             let parts: Vec<(usize, usize)> = bases.part_ranges(plans.table()).collect();
-            memory_of(&mut plans, &parts, n)
+            memory_of(&mut plans, &parts, &[n])
         }
     }
 
     /// The checks an MSM makes before it allocates: the device is not lost,
     /// its results fit one buffer, and the bases, scratch and results fit the
     /// device's memory (with the call's plans).
-    /// A batch run as joint jobs (`joint`: vectors, vectors per job) is
-    /// checked with its joint plans instead.
+    /// A batch of vectors of the lengths `lens` is checked with all of them
+    /// (run as joint jobs, `joint` vectors per job, with its joint plans).
     pub(crate) fn check_msm(
         &self,
         bases: &BaseSet,
-        n: usize,
+        lens: &[usize],
         plans: &mut CallPlans<'_>,
-        joint: Option<(usize, usize)>,
+        joint: Option<usize>,
     ) -> Result<(), MsmError> {
         self.check_lost()?;
+        let n = lens.iter().copied().max().unwrap_or(0);
         if n == 0 {
             return Ok(());
         }
         let m = match joint {
-            Some((vectors, group)) => joint_memory_of(plans, n, vectors, group)?,
-            None => memory_of(plans, &bases.part_ranges(plans.table()).collect::<Vec<_>>(), n)?,
+            Some(group) => joint_memory_of(plans, n, lens.len(), group)?,
+            None => memory_of(plans, &bases.part_ranges(plans.table()).collect::<Vec<_>>(), lens)?,
         };
         let max_buffer = self.device.limits().max_buffer_size;
         if m.result_bytes > max_buffer {
@@ -324,8 +338,13 @@ impl GpuContext {
         match self.device_memory {
             Some(available) if needed > available => Err(MsmError::OutOfMemory {
                 what: format!(
-                    "an MSM of {n} points ({resident} bytes of resident bases, {} of scratch, {} of results)",
-                    m.scratch_bytes, m.result_bytes
+                    "{} ({resident} bytes of resident bases, {} of scratch, {} of results)",
+                    match lens.len() {
+                        1 => format!("an MSM of {n} points"),
+                        k => format!("a batch of {k} MSMs of up to {n} points"),
+                    },
+                    m.scratch_bytes,
+                    m.result_bytes
                 ),
                 needed,
                 available: Some(available),
@@ -337,6 +356,10 @@ impl GpuContext {
     /// What an MSM's error means for the caller: a lost device, or memory
     /// the driver refused (with the call's planned bytes); else as it is.
     pub(crate) fn explain_error(&self, e: MsmError, bases: &BaseSet, n: usize, config: &MsmConfig) -> MsmError {
+        // the upload memory of a device lost since the call's check
+        if let MsmError::DeviceLost(m) = &e {
+            return self.mark_lost(m);
+        }
         // a failure right after a loss may come before wgpu's callback ran
         if self.is_lost() {
             if let Err(lost) = self.check_lost() {

@@ -25,7 +25,7 @@ pub(crate) use health::LiveGuard;
 pub use health::{msm_memory_on, LiveMemory, MsmMemory};
 pub(crate) use options::Counters;
 pub use options::{ContextOptions, CreatedObjects, LimitsChoice};
-pub use pipelines::CompileRecord;
+pub use pipelines::{CompileRecord, DEFAULT_COMPILE_TIMEOUT};
 pub use waiter::DEFAULT_GPU_TIMEOUT;
 
 use crate::config::{MsmConfig, ReduceOn};
@@ -161,6 +161,7 @@ impl GpuContext {
         };
         let mut ctx = Self::build(device, queue, info, field, timestamps, &opts.pipeline_cache)?;
         ctx.gpu_timeout = opts.gpu_timeout.unwrap_or(waiter::DEFAULT_GPU_TIMEOUT);
+        ctx.pipelines.timeout = opts.compile_timeout.unwrap_or(pipelines::DEFAULT_COMPILE_TIMEOUT);
         ctx.knobs = opts.knobs.clone();
         ctx.builtin_ranges = ctx.fitting_builtin_ranges();
         ctx.load_profile(&opts.profile);

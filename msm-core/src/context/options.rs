@@ -41,6 +41,10 @@ pub struct ContextOptions {
     /// [`crate::MsmError::Timeout`] (natively; the browser has its own watchdog).
     /// `None`: `DEFAULT_GPU_TIMEOUT`.
     pub gpu_timeout: Option<std::time::Duration>,
+    /// How long compiling a call's missing pipelines may take before the
+    /// call fails with [`crate::MsmError::Timeout`] (natively).
+    /// `None`: `DEFAULT_COMPILE_TIMEOUT` (15 minutes).
+    pub compile_timeout: Option<std::time::Duration>,
 }
 
 /// Which limits a context's device asks for.

@@ -31,6 +31,11 @@ pub struct CompileRecord {
     pub ms: f64,
 }
 
+/// How long one compile of a context's missing pipelines may take unless
+/// the context's options say otherwise (minutes: a software adapter
+/// compiles G2's passes for that long).
+pub const DEFAULT_COMPILE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(900);
+
 /// A pipeline to compile: shader, entry point, overrides, and the pass whose
 /// explicit layout it uses (`None`: derived from the shader).
 pub(crate) type PipelineJob = (ShaderId, &'static str, Vec<(&'static str, f64)>, Option<Pass>);
@@ -45,6 +50,9 @@ pub(crate) struct PipelineCache {
     /// Held while pipelines compile (an async lock: a waiting caller's
     /// thread is not blocked).
     compiling: AsyncMutex,
+    /// How long one compile may take before the call waiting for it fails
+    /// with [`MsmError::Timeout`] (natively).
+    pub(crate) timeout: std::time::Duration,
     pub(crate) disk: Option<DiskCache>,
 }
 
@@ -72,6 +80,7 @@ impl PipelineCache {
             layouts,
             log: Mutex::default(),
             compiling: AsyncMutex::default(),
+            timeout: DEFAULT_COMPILE_TIMEOUT,
             disk,
         }
     }
@@ -127,8 +136,9 @@ impl GpuContext {
         /// constants `overrides`, created on first use and cached. `pass` gives
         /// the explicit layout of a pass's shader; `None` derives it from the
         /// shader (diagnostic shaders). Validation errors become `Err`. A miss
-        /// compiles on this thread: the MSM paths compile through
-        /// `GpuContext::precompile` first, which does not block.
+        /// compiles through `GpuContext::precompile` (natively on threads of
+        /// its own, with the context's compile timeout; this future waits
+        /// without blocking its thread).
         async fn pipeline(
             &self,
             id: ShaderId,
@@ -140,12 +150,18 @@ impl GpuContext {
             if let Some(p) = self.pipelines.pipelines.lock().unwrap().get(&key(&job)) {
                 return Ok(p.clone());
             }
-            let compile = self.compile_job(&job)?;
             #[cfg(not(target_arch = "wasm32"))]
-            let compiled = compile.run();
+            {
+                let key = key(&job);
+                self.precompile(vec![job]).await?;
+                let cached = self.pipelines.pipelines.lock().unwrap().get(&key).cloned();
+                cached.ok_or_else(|| MsmError::Device("a compiled pipeline left the cache".into()))
+            }
             #[cfg(target_arch = "wasm32")]
-            let compiled = compile.run().await;
-            self.keep_compiled(&job, compiled)
+            {
+                let compiled = self.compile_job(&job)?.run().await;
+                self.keep_compiled(&job, compiled)
+            }
         }
     }
 
@@ -234,7 +250,7 @@ impl GpuContext {
                     filled.fill(Ok(results));
                 })
                 .map_err(|e| MsmError::Device(format!("cannot start a compile thread: {e}")))?;
-            let results = SlotFuture(done).await?;
+            let results = self.within_compile_timeout(done).await?;
             for (j, r) in missing.iter().zip(results) {
                 self.keep_compiled(j, r)?;
             }
@@ -252,6 +268,31 @@ impl GpuContext {
             d.save();
         }
         Ok(())
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl GpuContext {
+    /// Awaits `done`, failing with [`MsmError::Timeout`] once the context's
+    /// compile timeout passes (a driver that never returns from a compile).
+    /// The compiles go on; their pipelines are not kept.
+    async fn within_compile_timeout<T: Send + 'static>(&self, done: std::sync::Arc<Slot<T>>) -> Result<T, MsmError> {
+        let timeout = self.pipelines.timeout;
+        let watched = done.clone();
+        // dropped when this future ends, which ends the watchdog at once
+        let (_finished, stop) = std::sync::mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("msm-gpu-compile-watchdog".into())
+            .spawn(move || {
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(timeout) {
+                    watched.fill(Err(MsmError::Timeout {
+                        what: "compiling pipelines",
+                        after: timeout,
+                    }));
+                }
+            })
+            .map_err(|e| MsmError::Device(format!("cannot start a compile thread: {e}")))?;
+        SlotFuture(done).await
     }
 }
 

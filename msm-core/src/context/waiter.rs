@@ -65,31 +65,84 @@ impl<T> Future for SlotFuture<T> {
 }
 
 /// A lock taken by awaiting (the waiting caller's thread is not blocked).
+///
+/// Waiters queue in order; a release wakes the oldest. A waiter that is
+/// dropped after its wake-up (a timeout, a `select!` that took another
+/// branch) passes the wake-up on, and one polled again replaces its waker
+/// in place, so no wake-up is lost and no waiter is queued twice.
 #[derive(Default)]
 pub(crate) struct AsyncMutex {
-    state: Mutex<(bool, std::collections::VecDeque<Waker>)>,
+    state: Mutex<LockState>,
+}
+
+#[derive(Default)]
+struct LockState {
+    locked: bool,
+    /// Queued waiters (their ticket and waker), oldest first.
+    queue: std::collections::VecDeque<(u64, Waker)>,
+    next_ticket: u64,
+}
+
+impl LockState {
+    /// Wakes the oldest queued waiter, taking it off the queue.
+    fn wake_next(&mut self) {
+        if let Some((_, w)) = self.queue.pop_front() {
+            w.wake();
+        }
+    }
 }
 
 impl AsyncMutex {
     pub(crate) fn lock(&self) -> AsyncLock<'_> {
-        AsyncLock { mutex: self }
+        AsyncLock {
+            mutex: self,
+            ticket: None,
+        }
     }
 }
 
 pub(crate) struct AsyncLock<'a> {
     mutex: &'a AsyncMutex,
+    /// Set once the future has queued (until it takes the lock).
+    ticket: Option<u64>,
 }
 
 impl<'a> Future for AsyncLock<'a> {
     type Output = AsyncGuard<'a>;
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mutex = self.mutex;
+        let mut s = mutex.state.lock().unwrap();
+        if !s.locked {
+            s.locked = true;
+            if let Some(t) = self.ticket.take() {
+                s.queue.retain(|(q, _)| *q != t);
+            }
+            return Poll::Ready(AsyncGuard { mutex });
+        }
+        let queued = self.ticket.and_then(|t| s.queue.iter_mut().find(|(q, _)| *q == t));
+        match queued {
+            Some((_, w)) => w.clone_from(cx.waker()),
+            None => {
+                let t = s.next_ticket;
+                s.next_ticket += 1;
+                s.queue.push_back((t, cx.waker().clone()));
+                self.ticket = Some(t);
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for AsyncLock<'_> {
+    fn drop(&mut self) {
+        let Some(t) = self.ticket else { return };
         let mut s = self.mutex.state.lock().unwrap();
-        if s.0 {
-            s.1.push_back(cx.waker().clone());
-            Poll::Pending
-        } else {
-            s.0 = true;
-            Poll::Ready(AsyncGuard { mutex: self.mutex })
+        let before = s.queue.len();
+        s.queue.retain(|(q, _)| *q != t);
+        // Off the queue already: a release woke this waiter, which is going
+        // away without the lock; the next one gets the wake-up instead.
+        if s.queue.len() == before && !s.locked {
+            s.wake_next();
         }
     }
 }
@@ -101,10 +154,8 @@ pub(crate) struct AsyncGuard<'a> {
 impl Drop for AsyncGuard<'_> {
     fn drop(&mut self) {
         let mut s = self.mutex.state.lock().unwrap();
-        s.0 = false;
-        if let Some(w) = s.1.pop_front() {
-            w.wake();
-        }
+        s.locked = false;
+        s.wake_next();
     }
 }
 
@@ -290,5 +341,98 @@ mod native {
                 let _ = t.join();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Wake;
+
+    use super::*;
+
+    /// A waker that counts its wake-ups.
+    #[derive(Default)]
+    struct Count(AtomicUsize);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn waker() -> (Arc<Count>, Waker) {
+        let c = Arc::new(Count::default());
+        (c.clone(), Waker::from(c))
+    }
+
+    fn poll<'a>(f: &mut AsyncLock<'a>, w: &Waker) -> Poll<AsyncGuard<'a>> {
+        Pin::new(f).poll(&mut Context::from_waker(w))
+    }
+
+    /// A queued waiter dropped before its turn (a timeout) takes no
+    /// wake-up with it: the one behind it is woken and gets the lock.
+    #[test]
+    fn a_dropped_waiter_leaves_the_wake_up_to_the_next() {
+        let m = AsyncMutex::default();
+        let (_, w1) = waker();
+        let (c2, w2) = waker();
+        let (c3, w3) = waker();
+        let mut first = m.lock();
+        let guard = match poll(&mut first, &w1) {
+            Poll::Ready(g) => g,
+            Poll::Pending => panic!("a free lock is taken at once"),
+        };
+        let (mut second, mut third) = (m.lock(), m.lock());
+        assert!(poll(&mut second, &w2).is_pending());
+        assert!(poll(&mut third, &w3).is_pending());
+        drop(second);
+        drop(guard);
+        assert_eq!(c2.0.load(Ordering::SeqCst), 0);
+        assert_eq!(c3.0.load(Ordering::SeqCst), 1, "the third waiter was not woken");
+        assert!(poll(&mut third, &w3).is_ready());
+    }
+
+    /// A waiter woken and then dropped without taking the lock passes its
+    /// wake-up on.
+    #[test]
+    fn a_woken_waiter_dropped_passes_the_wake_up_on() {
+        let m = AsyncMutex::default();
+        let (_, w1) = waker();
+        let (c2, w2) = waker();
+        let (c3, w3) = waker();
+        let mut first = m.lock();
+        let Poll::Ready(guard) = poll(&mut first, &w1) else { panic!() };
+        let (mut second, mut third) = (m.lock(), m.lock());
+        assert!(poll(&mut second, &w2).is_pending());
+        assert!(poll(&mut third, &w3).is_pending());
+        drop(guard);
+        assert_eq!(c2.0.load(Ordering::SeqCst), 1);
+        assert_eq!(c3.0.load(Ordering::SeqCst), 0);
+        drop(second);
+        assert_eq!(c3.0.load(Ordering::SeqCst), 1, "the wake-up was lost with the second waiter");
+        assert!(poll(&mut third, &w3).is_ready());
+    }
+
+    /// A waiter polled twice is queued once, with its latest waker.
+    #[test]
+    fn a_waiter_polled_twice_is_queued_once() {
+        let m = AsyncMutex::default();
+        let (_, w1) = waker();
+        let (old, w_old) = waker();
+        let (new, w_new) = waker();
+        let (c3, w3) = waker();
+        let mut first = m.lock();
+        let Poll::Ready(guard) = poll(&mut first, &w1) else { panic!() };
+        let (mut second, mut third) = (m.lock(), m.lock());
+        assert!(poll(&mut second, &w_old).is_pending());
+        assert!(poll(&mut second, &w_new).is_pending());
+        assert!(poll(&mut third, &w3).is_pending());
+        drop(guard);
+        assert_eq!((old.0.load(Ordering::SeqCst), new.0.load(Ordering::SeqCst)), (0, 1));
+        let Poll::Ready(g2) = poll(&mut second, &w_new) else { panic!() };
+        drop(g2);
+        assert_eq!(c3.0.load(Ordering::SeqCst), 1);
+        assert!(poll(&mut third, &w3).is_ready());
     }
 }

@@ -27,6 +27,19 @@ pub fn msm_reference(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
     G1Projective::msm(bases, scalars).expect("equal lengths")
 }
 
+/// The reference for integer scalars (`Scalars::Canonical` and `Bytes`,
+/// any 256-bit value): the sum of each integer reduced mod r times its
+/// point, through arkworks' `msm` over the reduced field elements. Not
+/// arkworks' `msm_bigint`, whose answer for integers of r or more depends
+/// on the host's thread count (its windows stop at r's bit length).
+pub fn msm_reference_words<C: SWCurveConfig>(bases: &[ark_ec::short_weierstrass::Affine<C>], words: &[ark_ff::BigInt<4>]) -> Projective<C> {
+    let reduced: Vec<C::ScalarField> = words
+        .iter()
+        .map(|w| C::ScalarField::from_le_bytes_mod_order(&ark_ff::BigInteger::to_bytes_le(w)))
+        .collect();
+    Projective::<C>::msm(bases, &reduced).expect("equal lengths")
+}
+
 /// A scalar as eight little-endian words (canonical, not Montgomery).
 pub fn scalar_words(s: &Fr) -> Words {
     crate::repr::bigint_to_words(&s.into_bigint())

@@ -188,11 +188,13 @@ impl Engine {
     /// [`GpuContext::build_table`]: every window into one row of buckets,
     /// 0.70-0.91x the time from 2^16 to 2^22 points on an H200, at
     /// ceil(255 / c) times the bases' GPU memory). Nothing to do for bases
-    /// only the CPU holds.
+    /// only the CPU holds; [`MsmError::ForeignBases`] for bases another
+    /// engine's GPU holds.
     pub async fn build_table<C: GpuCurve>(&self, bases: &mut EngineBases<C>, c: Option<u32>) -> Result<(), MsmError> {
         match (&self.gpu, &mut bases.gpu) {
             (Some(ctx), Some(set)) => ctx.build_table(set, c).await,
-            _ => Ok(()),
+            (None, Some(_)) => Err(MsmError::ForeignBases),
+            (_, None) => Ok(()),
         }
     }
 
@@ -238,10 +240,11 @@ impl Engine {
             }
         }
         if !on_gpu.is_empty() {
-            let (gpu, resident) = (
-                self.gpu.as_ref().expect("GPU bases imply a context"),
-                bases.gpu.as_ref().unwrap(),
-            );
+            // bases only another engine's GPU holds (this one has no context,
+            // or fell back to the CPU): its context refuses them too
+            let (Some(gpu), Some(resident)) = (self.gpu.as_ref(), bases.gpu.as_ref()) else {
+                return Err(MsmError::ForeignBases);
+            };
             let picked: Vec<&[C::ScalarField]> = on_gpu.iter().map(|&k| vectors[k]).collect();
             let results = gpu.msm_batch(resident, &picked).await?;
             for (k, r) in on_gpu.into_iter().zip(results) {

@@ -102,9 +102,11 @@ pub enum Scalars<'a> {
     /// BLS12-381's field elements, as [`Scalars::Fr`] (a context of
     /// [`crate::Curve::Bls12_381G1`] only).
     Bls12_381Fr(&'a [ark_bls12_381::Fr]),
-    /// Integers as arkworks' `msm_bigint` takes them, any 256-bit value:
-    /// preprocess reduces them mod r, so the result is the sum of the
-    /// integers times the points, equal to `msm_bigint`'s.
+    /// Integers, any 256-bit value: preprocess reduces them mod r, so the
+    /// result is the sum of the reduced integers times the points (the
+    /// reference is arkworks' `msm` over `from_le_bytes_mod_order`, not
+    /// `msm_bigint`, whose result for words of r or more depends on the
+    /// host's thread count).
     Canonical(&'a [BigInt<4>]),
     /// The same values as 32 little-endian bytes each, in caller memory (a
     /// JS `Uint8Array` on the web): written to the GPU with no host work.
@@ -246,7 +248,8 @@ impl GpuContext {
         // the pipelines and the scratch share them
         let mut plans = CallPlans::new(config, self.bounds()).over(bases);
         let group = jobs::joint_group(&mut plans, bases, vectors)?;
-        self.check_msm(bases, longest, &mut plans, group.map(|g| (vectors.len(), g)))?;
+        let lens: Vec<usize> = vectors.iter().map(Scalars::len).collect();
+        self.check_msm(bases, &lens, &mut plans, group)?;
         (self.run_batch(bases, vectors, plans, group).await)
             .map_err(|e| self.explain_error(e, bases, longest, config))
     }

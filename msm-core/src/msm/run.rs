@@ -75,10 +75,10 @@ impl GpuContext {
     pub(crate) fn upload_job(&self, s: &Scratch, vectors: &[Scalars<'_>], params: &MsmParams) -> Result<(), MsmError> {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(size) = wgpu::BufferSize::new(vectors.iter().map(|v| v.len() as u64 * 32).sum()) {
-            let mut view = self
-                .queue
-                .write_buffer_with(s.buf(Buf::Scalars), 0, size)
-                .expect("the scalar buffer holds the chunk");
+            // refused only for a buffer of a device lost since the call's check
+            let Some(mut view) = self.queue.write_buffer_with(s.buf(Buf::Scalars), 0, size) else {
+                return Err(upload::unmapped(&"the queue refused the scalars' write"));
+            };
             let mut at = 0;
             for v in vectors {
                 let len = v.len() * 32;
@@ -308,7 +308,7 @@ impl GpuContext {
         let t = web_time::Instant::now();
         let mut written = Ok(());
         for (k, j) in jobs.iter().enumerate() {
-            staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&j.params()));
+            written = written.and(staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&j.params())));
             let mut at = scalar_offsets[k];
             for v in &j.scalars {
                 written = written.and(staging.write_scalars(at, *v));

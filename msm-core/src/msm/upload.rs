@@ -63,42 +63,52 @@ impl Staging {
 #[cfg(not(target_arch = "wasm32"))]
 impl Staging {
     /// Writes `bytes` at `offset` of the mapped buffer.
-    pub(crate) fn write_bytes(&self, offset: u64, bytes: &[u8]) {
-        if let Some(mut view) = self.view(offset, bytes.len() as u64) {
+    pub(crate) fn write_bytes(&self, offset: u64, bytes: &[u8]) -> Result<(), MsmError> {
+        if let Some(mut view) = self.view(offset, bytes.len() as u64)? {
             view.slice(..).copy_from_slice(bytes);
         }
+        Ok(())
     }
 
     /// Writes `scalars` (32 bytes each) at `offset` of the mapped buffer.
     pub(crate) fn write_scalars(&self, offset: u64, scalars: Scalars<'_>) -> Result<(), MsmError> {
-        if let Some(mut view) = self.view(offset, scalars.len() as u64 * 32) {
+        if let Some(mut view) = self.view(offset, scalars.len() as u64 * 32)? {
             write_scalars(view.slice(..), scalars);
         }
         Ok(())
     }
 
-    fn view(&self, offset: u64, len: u64) -> Option<wgpu::BufferViewMut> {
-        (len > 0).then(|| {
-            self.buffer
-                .slice(offset..offset + len)
-                .get_mapped_range_mut()
-                .expect("a staging buffer is taken mapped")
-        })
+    /// The mapped range (`None` when empty). A staging buffer is taken
+    /// mapped; one that is not was made on a device lost since the call's
+    /// check.
+    fn view(&self, offset: u64, len: u64) -> Result<Option<wgpu::BufferViewMut>, MsmError> {
+        if len == 0 {
+            return Ok(None);
+        }
+        let view = self.buffer.slice(offset..offset + len).get_mapped_range_mut();
+        view.map(Some).map_err(|e| unmapped(&e))
     }
+}
+
+/// The error of upload memory that cannot be written: wgpu refuses the
+/// mapped range of a buffer made on a lost device.
+pub(crate) fn unmapped(e: &dyn std::fmt::Display) -> MsmError {
+    MsmError::DeviceLost(format!("the upload memory could not be written ({e})"))
 }
 
 /// Web: written straight into the mapping's `ArrayBuffer` (wgpu's own web
 /// views copy the whole range into wasm memory and back).
 #[cfg(target_arch = "wasm32")]
 impl Staging {
-    pub(crate) fn write_bytes(&self, offset: u64, bytes: &[u8]) {
-        if let Some(view) = self.js_range(offset, bytes.len() as u64) {
+    pub(crate) fn write_bytes(&self, offset: u64, bytes: &[u8]) -> Result<(), MsmError> {
+        if let Some(view) = self.js_range(offset, bytes.len() as u64)? {
             view.copy_from(bytes);
         }
+        Ok(())
     }
 
     pub(crate) fn write_scalars(&self, offset: u64, scalars: Scalars<'_>) -> Result<(), MsmError> {
-        let Some(view) = self.js_range(offset, scalars.len() as u64 * 32) else {
+        let Some(view) = self.js_range(offset, scalars.len() as u64 * 32)? else {
             return Ok(());
         };
         match scalars {
@@ -110,16 +120,14 @@ impl Staging {
         Ok(())
     }
 
-    fn js_range(&self, offset: u64, len: u64) -> Option<js_sys::Uint8Array> {
-        if len == 0 {
-            return None;
-        }
-        let range = self
-            .buffer
-            .as_webgpu()?
+    fn js_range(&self, offset: u64, len: u64) -> Result<Option<js_sys::Uint8Array>, MsmError> {
+        let Some(buffer) = self.buffer.as_webgpu().filter(|_| len > 0) else {
+            return Ok(None);
+        };
+        let range = buffer
             .get_mapped_range_with_f64_and_f64(offset as f64, len as f64)
-            .expect("a staging buffer is taken mapped");
-        Some(js_sys::Uint8Array::new(&range))
+            .map_err(|e| unmapped(&format!("{e:?}")))?;
+        Ok(Some(js_sys::Uint8Array::new(&range)))
     }
 }
 

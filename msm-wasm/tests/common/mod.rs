@@ -170,7 +170,7 @@ pub async fn batch_mistakes_are_js_exceptions(ctx: &MsmContext) {
         .err()
         .expect("a vector longer than the bases is refused");
     assert!(e.starts_with("scalar vector 1: 9 scalars for 8 bases"), "{e}");
-    // a word above r is taken mod r, as arkworks' msm_bigint does
+    // a word above r is taken mod r, as cpuMsm takes it
     let mut too_big = ok.clone();
     too_big[32 + 31] = 0xff;
     let got = run_batch(ctx, &bases, &[ok.clone(), too_big.clone()], JsValue::UNDEFINED)

@@ -51,8 +51,8 @@ pub fn scalar_module_for(field: BaseField) -> String {
 /// `fr_reduce_words`: any 256-bit word (8 x u32, little-endian) mod r, by
 /// floor((2^256 - 1) / r) conditional subtractions of r (five for BN254,
 /// two for BLS12-381), straight-line and in 32-bit arithmetic. Canonical
-/// scalars then follow arkworks' `msm_bigint`: every point has order r, so
-/// s P = (s mod r) P.
+/// scalars then give the sum of the integers reduced mod r times the
+/// points: every point has order r, so s P = (s mod r) P.
 fn reduce_words_mod_r(s: &mut String, modulus: &BigUint) {
     let r = crate::layout::to_limbs(modulus, 32, 8);
     let top = (BigUint::from(1u8) << 256usize) - 1u8;
