@@ -32,6 +32,8 @@ pub enum CliError {
     SoakFailed { mismatches: u64, errors: u64 },
     #[error("no variant can run at this size on this adapter (see the reasons above)")]
     NothingRan,
+    #[error("selftest: {0} case(s) failed on this adapter (see the FAIL lines)")]
+    SelfTestFailed(usize),
 }
 
 impl CliError {

@@ -197,6 +197,7 @@ impl GpuArgs {
                 }
                 None => None,
             },
+            compile_timeout: None,
         })?;
         if ctx.is_software() {
             eprintln!(

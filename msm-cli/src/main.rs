@@ -12,6 +12,7 @@ mod generate;
 mod inputs;
 mod knobs;
 mod msm;
+mod selftest;
 mod soak;
 mod stats;
 mod sweep;
@@ -40,6 +41,9 @@ enum Command {
     Gen(generate::Args),
     /// The GPU MSM of bases and scalars from files, checked against arkworks.
     Msm(msm::Args),
+    /// This adapter's answers against arkworks in every group: scalar forms,
+    /// window widths, tables, adversarial inputs, batches, subgroup refusals.
+    Selftest(selftest::Args),
     /// Many random MSMs (sizes, knob sets, adversarial inputs) on one context, each checked against arkworks.
     Soak(soak::Args),
     /// One knob at a time from the defaults, timed interleaved (ABBA), checked.
@@ -54,7 +58,7 @@ fn main() {
     let cli = Cli::parse();
     let result: Result<(), error::CliError> = match cli.command {
         Command::Adapters => {
-            let adapters = pollster::block_on(msm_core::list_adapters());
+            let adapters = pollster::block_on(msm_core::GpuContext::list_adapters());
             if adapters.is_empty() {
                 eprintln!("no GPU adapters found");
             }
@@ -70,6 +74,7 @@ fn main() {
         Command::Bench(args) => bench::run(&args).map_err(Into::into),
         Command::Gen(args) => generate::run(&args),
         Command::Msm(args) => msm::run(&args),
+        Command::Selftest(args) => selftest::run(&args),
         Command::Soak(args) => soak::run(&args),
         Command::Sweep(args) => sweep::run(&args),
         Command::Tune(args) => tune::run(&args),

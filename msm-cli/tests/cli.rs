@@ -189,3 +189,50 @@ fn g2_files_and_groups_are_checked() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `selftest` on this adapter: every case of BN254 G1's covering subset
+/// passes against arkworks; the same with a knob the adapter refuses fails
+/// every MSM case, says which, and exits with status 1.
+#[test]
+fn selftest_passes_and_reports_failures() {
+    let out = cli(&["selftest", "--groups", "bn254-g1", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "selftest: {stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["passed"], true);
+    let cases = report["groups"][0]["cases"].as_array().unwrap();
+    assert!(cases.len() >= 30, "{} cases", cases.len());
+    for name in [
+        "scalars as words",
+        "window width 16",
+        "table of shifted bases",
+        "adversarial: P and -P",
+        "batch of mixed lengths",
+        "bases from bytes",
+    ] {
+        assert!(
+            cases.iter().any(|c| c["name"].as_str().unwrap().starts_with(name)),
+            "no case {name}"
+        );
+    }
+    assert_eq!(
+        stderr.matches("\npass ").count() + usize::from(stderr.starts_with("pass ")),
+        cases.len(),
+        "{stderr}"
+    );
+
+    let out = cli(&["selftest", "--groups", "bn254-g1", "--knob", "walker_tpb=4096"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("FAIL  bn254") && stderr.contains("walker_tpb"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("FAIL") && stderr.contains("case(s) failed"),
+        "{stdout}\n{stderr}"
+    );
+    let out = cli(&["selftest", "--groups", "bn254-g3"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--groups"));
+}

@@ -140,6 +140,13 @@ impl Curve {
     pub const fn base_bytes(self) -> u64 {
         2 * self.coord_bytes() + 4
     }
+
+    /// GPU bytes of a table of shifted bases ([`crate::GpuContext::build_table`])
+    /// for `n` points at window width `c`: ceil(scalar bits / c) copies of
+    /// the points.
+    pub fn table_bytes(self, n: usize, c: u32) -> u64 {
+        crate::bases::table_bytes(n, c, self)
+    }
 }
 
 impl std::fmt::Display for Curve {

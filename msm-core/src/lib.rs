@@ -6,9 +6,10 @@
 //! | --- | --- |
 //! | [`Engine`], [`EngineOptions`], [`EngineBases`], [`Backend`], [`Route`] | MSMs routed between arkworks on the CPU and the GPU |
 //! | [`Curve`], [`GpuCurve`], [`Bn254`], [`Bls12_381`] | the curve group a context runs (BN254's G1 unless [`ContextOptions::curve`] says otherwise), named by arkworks' configs in the typed API |
-//! | [`GpuContext`], [`ContextOptions`], [`LimitsChoice`], [`PipelineCacheDir`], [`ProfileChoice`], [`ProfileSource`], [`AdapterClass`], [`FieldOptions`], [`list_adapters`] | one adapter's device, shaders and caches |
+//! | [`GpuContext`], [`ContextOptions`], [`LimitsChoice`], [`PipelineCacheDir`], [`ProfileChoice`], [`ProfileSource`], [`AdapterClass`], [`FieldOptions`] | one adapter's device, shaders and caches |
 //! | [`Bases`], [`HostBytes`], [`BaseFormat`], [`BaseDefect`] | resident bases, uploaded once (from points or bytes) |
 //! | [`Scalars`], [`MsmRun`], [`MsmBatchRun`], [`MsmTimings`] | inputs and results |
+//! | [`SelfTestReport`], [`SelfTestCase`] | [`GpuContext::self_test`]: this adapter's answers against arkworks |
 //! | [`MsmConfig`], [`KnobOverrides`], [`PrefMem`], [`ReduceOn`], [`TaskSplit`], [`knobs`] | the knobs, as data |
 //! | [`FieldLayout`], [`FieldCode`], [`Inversion`] | the field module's choices |
 //! | [`MsmError`] | everything that can fail, typed |
@@ -82,12 +83,16 @@ pub mod diagnostics;
 #[cfg(feature = "diagnostics")]
 pub mod headless;
 /// Seeded inputs and adversarial classes.
-#[cfg(any(feature = "diagnostics", test))]
+#[cfg(feature = "diagnostics")]
 pub mod sample;
+#[cfg(not(feature = "diagnostics"))]
+#[allow(dead_code)]
+mod sample;
+mod selftest;
 
-pub use bases::{table_bytes, Bases};
+pub use bases::Bases;
 pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
-pub use context::{list_adapters, AdapterClass, ContextOptions, GpuContext, LimitsChoice, PipelineCacheDir};
+pub use context::{AdapterClass, ContextOptions, GpuContext, LimitsChoice, PipelineCacheDir};
 pub use cpu::bases::{BaseDefect, BaseFormat};
 pub use curve::{Bls12_381, Bn254, Curve, GpuCurve};
 pub use engine::profile::{ProfileChoice, ProfileSource};
@@ -97,10 +102,14 @@ pub use host_bytes::HostBytes;
 pub use knobs::KnobOverrides;
 pub use msm::{MsmBatchRun, MsmRun, MsmTimings, Scalars};
 pub use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion};
+pub use selftest::{SelfTestCase, SelfTestReport};
 
 #[cfg(feature = "diagnostics")]
 pub use {
-    bases::{auto_table_bits, base_part_points, table_part_points, table_windows, BaseSet, BASE_BYTES, MAX_TABLE_BITS},
+    bases::{
+        auto_table_bits, base_part_points, table_bytes, table_part_points, table_windows, BaseSet, BASE_BYTES,
+        MAX_TABLE_BITS,
+    },
     context::{
         default_field_code, default_inversion, default_layout, is_swiftshader, msm_memory_on, CompileRecord,
         CreatedObjects, LiveMemory, MsmMemory,

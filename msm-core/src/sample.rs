@@ -217,9 +217,59 @@ pub fn adversarial_of<C: GpuCurve>(n: usize, seed: u64) -> Vec<Case<C>> {
     cases
 }
 
+/// `count` points on the curve of `C` but outside its prime-order subgroup
+/// (none for BN254's G1, whose cofactor is 1): first the smallest x from 0
+/// with such a point (BLS12-381 G1's (0, 2), of order 3; BN254 G2's x = 1;
+/// BLS12-381 G2's x = 2), then points of seeded random x.
+pub fn outside_subgroup<C: GpuCurve>(count: usize, seed: u64) -> Vec<Affine<C>> {
+    let outside = |x: C::BaseField| {
+        Affine::<C>::get_point_from_x_unchecked(x, false).filter(|p| !p.is_in_correct_subgroup_assuming_on_curve())
+    };
+    if !crate::bases::has_cofactor(C::CURVE) {
+        return Vec::new();
+    }
+    let mut points: Vec<Affine<C>> = (0u64..)
+        .find_map(|x| outside(C::BaseField::from(x)))
+        .into_iter()
+        .collect();
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    while points.len() < count {
+        if let Some(p) = outside(C::BaseField::rand(&mut rng)) {
+            points.push(p);
+        }
+    }
+    points.truncate(count);
+    points
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The named examples are where the docs say, and outside the subgroup.
+    #[test]
+    fn points_outside_the_subgroup() {
+        use ark_ff::{AdditiveGroup, Field};
+        assert!(outside_subgroup::<crate::curve::Bn254>(3, 1).is_empty());
+        let g1 = outside_subgroup::<ark_bls12_381::g1::Config>(4, 1);
+        assert_eq!(
+            (g1[0].x, g1[0].y),
+            (ark_bls12_381::Fq::ZERO, ark_bls12_381::Fq::from(2u64))
+        );
+        let bn_g2 = outside_subgroup::<ark_bn254::g2::Config>(2, 1);
+        assert_eq!(bn_g2[0].x, ark_bn254::Fq2::ONE);
+        let bls_g2 = outside_subgroup::<ark_bls12_381::g2::Config>(2, 1);
+        assert_eq!(bls_g2[0].x, ark_bls12_381::Fq2::from(2u64));
+        assert!(g1
+            .iter()
+            .all(|p| p.is_on_curve() && !p.is_in_correct_subgroup_assuming_on_curve()));
+        assert!(bn_g2
+            .iter()
+            .all(|p| p.is_on_curve() && !p.is_in_correct_subgroup_assuming_on_curve()));
+        assert!(bls_g2
+            .iter()
+            .all(|p| p.is_on_curve() && !p.is_in_correct_subgroup_assuming_on_curve()));
+    }
 
     #[test]
     fn seeded_and_distinct() {

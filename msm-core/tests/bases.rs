@@ -84,6 +84,12 @@ fn parts_and_dispatches_split_the_same_way() {
     assert_eq!(run.into_affine(), cpu::msm_reference(&pts, &scalars).into_affine());
 }
 
+/// BN254's G1 has cofactor 1: every point on the curve passes the check.
+#[test]
+fn every_bn254_g1_point_is_in_the_group() {
+    common::msms::check_subgroup_refusals::<ark_bn254::g1::Config>(ctx(FieldLayout::Limbs13x20).unwrap());
+}
+
 #[test]
 fn empty_and_ragged_inputs() {
     let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
@@ -108,6 +114,7 @@ fn damage(bytes: &mut [u8], i: usize, how: BaseDefect) {
         }
         BaseDefect::NotOnCurve => p[5] ^= 0x10,
         BaseDefect::SignFlag => p[63] ^= 0x80,
+        BaseDefect::NotInSubgroup => unreachable!("BN254's G1 has cofactor 1"),
     }
 }
 

@@ -205,3 +205,43 @@ fn profiles_and_crossovers_are_per_group() {
     assert_eq!((engine.route(332), engine.route(333)), (Route::Cpu, Route::Gpu));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The engine checks subgroup membership where it holds the points: on the
+/// GPU for GPU bases, with arkworks for host-only ones; foreign GPU-only
+/// bases are refused.
+#[test]
+fn the_engine_checks_subgroup_membership_where_the_points_are() {
+    type Bls = ark_bls12_381::g1::Config;
+    let (mut points, _) = msm_core::sample::inputs_of::<Bls>(64, 3);
+    let good = points.clone();
+    points[21] = msm_core::sample::outside_subgroup::<Bls>(1, 4)[0];
+    let context = ContextOptions {
+        curve: Curve::Bls12_381G1,
+        ..Default::default()
+    };
+    let gpu = Engine::new_blocking(&EngineOptions {
+        backend: Backend::Gpu,
+        context,
+        ..Default::default()
+    })
+    .unwrap();
+    let cpu_only = Engine::new_blocking(&EngineOptions {
+        backend: Backend::Cpu,
+        ..Default::default()
+    })
+    .unwrap();
+    for engine in [&gpu, &cpu_only] {
+        let bad = engine.upload_bases_blocking(&points).unwrap();
+        match pollster::block_on(engine.check_subgroup(&bad)) {
+            Err(msm_core::MsmError::InvalidBase {
+                index: 21,
+                defect: msm_core::BaseDefect::NotInSubgroup,
+            }) => {}
+            other => panic!("{:?}: {other:?}", engine.backend()),
+        }
+        pollster::block_on(engine.check_subgroup(&engine.upload_bases_blocking(&good).unwrap())).unwrap();
+    }
+    let gpu_only = gpu.upload_bases_blocking(&good).unwrap();
+    let got = pollster::block_on(cpu_only.check_subgroup(&gpu_only));
+    assert!(matches!(got, Err(msm_core::MsmError::ForeignBases)), "{got:?}");
+}

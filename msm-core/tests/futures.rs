@@ -5,8 +5,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use msm_core::{
-    list_adapters, BaseFormat, Bases, Bls12_381, Bn254, ContextOptions, Engine, EngineBases, EngineOptions, GpuContext,
-    HostBytes, MsmConfig, Scalars,
+    BaseFormat, Bases, Bls12_381, Bn254, ContextOptions, Engine, EngineBases, EngineOptions, GpuContext, HostBytes,
+    MsmConfig, Scalars,
 };
 
 fn send<T: Send>(_: T) {}
@@ -24,7 +24,9 @@ fn every_public_future_is_send(
     config: &MsmConfig,
 ) {
     send(GpuContext::new(&ContextOptions::default()));
-    send(list_adapters());
+    send(GpuContext::list_adapters());
+    send(ctx.check_subgroup(bases));
+    send(ctx.self_test(None, false, |_| {}));
     send(ctx.upload_bases::<Bn254>(&[]));
     send(ctx.upload_bases_bytes::<Bn254>(HostBytes::slice(&[]), BaseFormat::Arkworks));
     send(ctx.upload_bases_bytes::<Bls12_381>(HostBytes::slice(&[]), BaseFormat::Raw));
@@ -40,6 +42,7 @@ fn every_public_future_is_send(
     send(engine.msm(engine_bases, fr));
     send(engine.msm_batch(engine_bases, &[fr]));
     send(engine.build_table(engine_bases, None));
+    send(engine.check_subgroup(engine_bases));
 }
 
 #[test]

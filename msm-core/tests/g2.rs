@@ -143,6 +143,14 @@ fn bn254_g2_msms_are_exact() {
     msms::check_bases_from_bytes::<Bn254G2>(ctx, 200);
 }
 
+/// BLS12-381 G2's subgroup test on the GPU, from bytes and on typed
+/// points (only the bases and subgroup kernels compile: no MSM runs).
+#[test]
+fn bls12_381_g2_points_outside_the_subgroup_are_refused() {
+    common::fast_lavapipe_compile();
+    msms::check_subgroup_refusals::<Bls12_381G2>(bls12_381_g2());
+}
+
 /// BN254 G2's table, and everything on BLS12-381's G2: lavapipe compiles
 /// its pipelines (24-word coordinates) for about 15 minutes, which CI does
 /// not pay (`cargo test -p msm-core --test g2 -- --ignored`; the result is

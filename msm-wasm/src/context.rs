@@ -22,8 +22,8 @@ use crate::result::MsmResult;
 /// Create one and reuse it: the first MSM of each knob setting compiles shaders.
 #[wasm_bindgen]
 pub struct MsmContext {
-    ctx: Rc<GpuContext>,
-    config: RefCell<MsmConfig>,
+    pub(crate) ctx: Rc<GpuContext>,
+    pub(crate) config: RefCell<MsmConfig>,
 }
 
 #[derive(serde::Serialize)]
@@ -284,7 +284,7 @@ fn prefix(bytes: &HostBytes<'_>) -> [u8; 8] {
 type Prepared = (GroupBases, Vec<(js_sys::Uint8Array, usize)>, MsmConfig);
 
 /// `{ curve, group }` of a group.
-fn group_description(curve: Curve) -> serde_json::Value {
+pub(crate) fn group_description(curve: Curve) -> serde_json::Value {
     let (name, group) = match curve {
         Curve::Bn254G1 => ("bn254", "g1"),
         Curve::Bls12_381G1 => ("bls12-381", "g1"),

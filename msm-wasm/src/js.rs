@@ -49,6 +49,32 @@ export interface BasesOptions {
   tableBits?: number | "auto";
 }
 
+export interface SelfTestOptions {
+  /** Every window width 4..=16 and larger inputs (default: a covering subset). */
+  full?: boolean;
+  /** Called with each case as it finishes (progress). */
+  onCase?: (c: SelfTestCase) => void;
+}
+
+/** One case of a self-test: an MSM (or a refused upload) against arkworks. */
+export interface SelfTestCase {
+  name: string;
+  passed: boolean;
+  /** Why it failed; empty when it passed. */
+  detail: string;
+  ms: number;
+}
+
+/** `ctx.selfTest()`: this adapter's answers in the context's group. */
+export interface SelfTestReport {
+  group: GroupOptions;
+  /** The adapter, driver and field module the test ran on. */
+  adapter: string;
+  passed: boolean;
+  ms: number;
+  cases: SelfTestCase[];
+}
+
 export interface AdversarialInput {
   /** The input class, e.g. "P and -P". */
   what: string;

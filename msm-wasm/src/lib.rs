@@ -41,6 +41,8 @@ mod js;
 pub mod options;
 #[cfg(target_arch = "wasm32")]
 mod result;
+#[cfg(target_arch = "wasm32")]
+mod selftest;
 
 pub use api::{adversarial_inputs, cpu_msm, passes, SampleInputs};
 #[cfg(target_arch = "wasm32")]

@@ -199,6 +199,7 @@ impl ContextOptions {
             profile: msm_core::ProfileChoice::Off,
             // the browser's watchdog: a hung GPU loses the device
             gpu_timeout: None,
+            compile_timeout: None,
         })
     }
 }

@@ -4,7 +4,10 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use crate::fieldgen::{curve_params_module, field_module_for, scalar_module_for, FieldCode, FieldOptions, Inversion};
+use crate::fieldgen::{
+    curve_params_module, field_module_for, scalar_module_for, subgroup_params_module, FieldCode, FieldOptions,
+    Inversion,
+};
 use crate::layout::FieldLayout;
 use crate::preprocess::{preprocess_unrolled, ModuleSource, PreprocessError};
 
@@ -13,6 +16,7 @@ struct Modules<'a> {
     curve_params: &'a str,
     field: &'a str,
     scalar: &'a str,
+    subgroup_params: &'a str,
     walker_config: String,
 }
 
@@ -22,6 +26,7 @@ impl ModuleSource for Modules<'_> {
             "curve_params" => Cow::Borrowed(self.curve_params),
             "field" => Cow::Borrowed(self.field),
             "scalar" => Cow::Borrowed(self.scalar),
+            "subgroup_params" => Cow::Borrowed(self.subgroup_params),
             "walker_config" => Cow::Borrowed(self.walker_config.as_str()),
             "curve" => Cow::Borrowed(include_str!("../shaders/shared/curve.wgsl")),
             "config" => Cow::Borrowed(include_str!("../shaders/shared/config.wgsl")),
@@ -73,11 +78,14 @@ pub enum ShaderId {
     Bases,
     /// A table of shifted bases, one window per dispatch (entry point `shift`).
     Table,
+    /// Resident bases checked for membership in the prime-order subgroup
+    /// (entry point `check`).
+    Subgroup,
 }
 
 impl ShaderId {
     /// Every shader without variants.
-    pub const FIXED: [ShaderId; 10] = [
+    pub const FIXED: [ShaderId; 11] = [
         ShaderId::FieldOps,
         ShaderId::CurveOps,
         ShaderId::FieldBench,
@@ -88,6 +96,7 @@ impl ShaderId {
         ShaderId::Reduce,
         ShaderId::Bases,
         ShaderId::Table,
+        ShaderId::Subgroup,
     ];
 
     /// Label for GPU objects and error messages.
@@ -104,6 +113,7 @@ impl ShaderId {
             ShaderId::Reduce => "reduce",
             ShaderId::Bases => "bases",
             ShaderId::Table => "table",
+            ShaderId::Subgroup => "subgroup",
         }
     }
 
@@ -120,6 +130,7 @@ impl ShaderId {
             ShaderId::Reduce => include_str!("../shaders/reduce.wgsl"),
             ShaderId::Bases => include_str!("../shaders/bases.wgsl"),
             ShaderId::Table => include_str!("../shaders/table.wgsl"),
+            ShaderId::Subgroup => include_str!("../shaders/subgroup.wgsl"),
         }
     }
 }
@@ -131,6 +142,7 @@ pub struct ShaderLibrary {
     curve_params: String,
     field: String,
     scalar: String,
+    subgroup_params: String,
 }
 
 impl ShaderLibrary {
@@ -146,6 +158,7 @@ impl ShaderLibrary {
             curve_params: curve_params_module(opts.field, opts.coords),
             field: field_module_for(&opts),
             scalar: scalar_module_for(opts.field),
+            subgroup_params: subgroup_params_module(opts.field, opts.coords),
         };
         for id in lib.fixed_ids() {
             lib.source(id)?;
@@ -199,6 +212,7 @@ impl ShaderLibrary {
             curve_params: &self.curve_params,
             field: &self.field,
             scalar: &self.scalar,
+            subgroup_params: &self.subgroup_params,
             walker_config,
         };
         preprocess_unrolled(id.label(), id.root(), &modules, &defines, unroll)

@@ -2,6 +2,7 @@
 //! cold and warm, per pass, each timed result with its correctness verdict.
 
 mod report;
+mod upload;
 
 use std::time::Instant;
 
@@ -45,6 +46,10 @@ pub struct Args {
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
+    /// Also time R uploads of the bases as bytes with and without the
+    /// subgroup test (ABBA), and the test alone (printed to stderr).
+    #[arg(long, value_name = "R", default_value_t = 0)]
+    upload_reps: usize,
     #[command(flatten)]
     table: crate::calls::TableArg,
     #[command(flatten)]
@@ -126,6 +131,9 @@ fn run_for<C: GpuCurve>(args: &Args) -> Result<(), MsmError> {
         )?),
         None => None,
     };
+    if args.upload_reps > 0 {
+        upload::measure(&ctx, &bases, args.upload_reps)?.print(n);
+    }
     let arkworks_ms = arkworks_ms(&bases, &scalars, args.cpu_reps);
     let report = Report {
         setup: setup(&ctx, args, class, &config, &plan),

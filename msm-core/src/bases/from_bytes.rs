@@ -34,8 +34,8 @@ impl GpuContext {
     /// ([`Curve::point_bytes`] a point, in `format`), converted and checked
     /// on the GPU. Fails with
     /// [`MsmError::InvalidBase`] naming the first point that is not
-    /// canonical, not on the curve or not in the format's one encoding
-    /// (subgroup membership is the caller's); with [`MsmError::WrongCurve`]
+    /// canonical, not on the curve, not in the format's one encoding or not
+    /// in the prime-order subgroup (tested on the GPU too); with [`MsmError::WrongCurve`]
     /// when the context runs another group; with [`MsmError::OutOfMemory`]
     /// or [`MsmError::DeviceLost`] as [`GpuContext::upload_bases`] does.
     pub async fn upload_bases_bytes<C: GpuCurve>(
@@ -68,46 +68,69 @@ impl GpuContext {
             part_points: usize,
             dispatch_points: usize,
         ) -> Result<Bases<C>, MsmError> {
-            let size = C::CURVE.point_bytes();
-            if !bytes.len().is_multiple_of(size) {
-                return Err(MsmError::InvalidInput(format!(
-                    "{} bytes of bases is not a whole number of {size}-byte {} points",
-                    bytes.len(),
-                    C::CURVE
-                )));
-            }
-            self.check_curve(C::CURVE)?;
-            let n = bytes.len() / size;
-            self.check_lost()?;
-            self.check_bases_fit(n)?;
-            let pipeline = self
-                .pipeline(ShaderId::Bases, "convert", &[("WG", WG as f64)], None)
-                .await?;
-            // Error scopes are per thread: popped before any await.
-            let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-            let bad = self.create_buffer(
-                "bases.bad",
-                4,
-                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            );
-            self.queue.write_buffer(&bad, 0, &u32::MAX.to_le_bytes());
-            let sizes = (part_points, dispatch_points);
-            let parts = self.convert_parts(C::CURVE, bytes, format, sizes, &pipeline, &bad);
-            let oom = oom.pop();
-            let first_bad = self.read_words(&bad, 1).await;
-            if let Some(e) = oom.await {
-                return Err(MsmError::OutOfMemory {
-                    what: format!("{n} bases (the driver refused: {e})"),
-                    needed: super::BaseSet::bytes_of(n, C::CURVE),
-                    available: self.device_memory(),
-                });
-            }
-            self.check_device_error()?;
-            let parts = parts?;
-            match first_bad?[0] {
-                u32::MAX => Ok(self.new_bases(n, parts)),
-                index => Err(explain_refusal::<C>(bytes, format, index as usize)),
-            }
+            self.upload_bytes_checked(bytes, format, (part_points, dispatch_points), true).await
+        }
+    }
+
+    diagnostics_pub! {
+        /// [`GpuContext::upload_bases_bytes`] without the subgroup test (its
+        /// cost measured against the checked upload: `msm-cli bench
+        /// --upload-reps`). Not for untrusted bytes.
+        async fn upload_bases_bytes_trusting_subgroup<C: GpuCurve>(
+            &self,
+            bytes: HostBytes<'_>,
+            format: BaseFormat,
+        ) -> Result<Bases<C>, MsmError> {
+            self.upload_bytes_checked(bytes, format, (usize::MAX, usize::MAX), false).await
+        }
+    }
+
+    /// The upload from bytes, with the subgroup test where `subgroup`.
+    async fn upload_bytes_checked<C: GpuCurve>(
+        &self,
+        bytes: HostBytes<'_>,
+        format: BaseFormat,
+        (part_points, dispatch_points): (usize, usize),
+        subgroup: bool,
+    ) -> Result<Bases<C>, MsmError> {
+        let size = C::CURVE.point_bytes();
+        if !bytes.len().is_multiple_of(size) {
+            return Err(MsmError::InvalidInput(format!(
+                "{} bytes of bases is not a whole number of {size}-byte {} points",
+                bytes.len(),
+                C::CURVE
+            )));
+        }
+        self.check_curve(C::CURVE)?;
+        let n = bytes.len() / size;
+        self.check_lost()?;
+        self.check_bases_fit(n)?;
+        let pipeline = self
+            .pipeline(ShaderId::Bases, "convert", &[("WG", WG as f64)], None)
+            .await?;
+        // Error scopes are per thread: popped before any await.
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let bad = self.bad_index_buffer();
+        let sizes = (part_points, dispatch_points);
+        let parts = self.convert_parts(C::CURVE, bytes, format, sizes, &pipeline, &bad);
+        let oom = oom.pop();
+        // behind the conversion: the first point refused by either test
+        if let (true, Ok(parts)) = (subgroup && super::subgroup::has_cofactor(C::CURVE), &parts) {
+            self.record_subgroup_checks(parts, &bad).await?;
+        }
+        let first_bad = self.read_words(&bad, 1).await;
+        if let Some(e) = oom.await {
+            return Err(MsmError::OutOfMemory {
+                what: format!("{n} bases (the driver refused: {e})"),
+                needed: super::BaseSet::bytes_of(n, C::CURVE),
+                available: self.device_memory(),
+            });
+        }
+        self.check_device_error()?;
+        let parts = parts?;
+        match first_bad?[0] {
+            u32::MAX => Ok(self.new_bases(n, parts)),
+            index => Err(explain_refusal::<C>(bytes, format, index as usize)),
         }
     }
 

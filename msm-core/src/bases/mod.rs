@@ -4,7 +4,10 @@
 //! ([`from_bytes`]).
 
 mod from_bytes;
+mod subgroup;
 mod table;
+
+pub(crate) use subgroup::has_cofactor;
 
 #[allow(unused_imports)]
 pub use table::{auto_table_bits, table_bytes, table_part_points, table_windows, MAX_TABLE_BITS};

@@ -91,7 +91,7 @@ impl GpuContext {
     /// `None`: chosen from the set's length, see `auto_table_bits`), replacing any
     /// table the set had. MSMs over the set then use it while the knob
     /// `bases_table` is on and `window_bits` is automatic or `c`. Costs
-    /// ceil(255 / c) times the bases' memory ([`table_bytes`]).
+    /// ceil(255 / c) times the bases' memory ([`Curve::table_bytes`]).
     pub async fn build_table(&self, bases: &mut BaseSet, c: Option<u32>) -> Result<(), MsmError> {
         self.build_table_in_parts(bases, c, usize::MAX).await
     }

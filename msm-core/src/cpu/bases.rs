@@ -48,6 +48,10 @@ pub enum BaseDefect {
     NotOnCurve,
     /// The sign flag disagrees with y (not the encoding arkworks writes).
     SignFlag,
+    /// On the curve but outside the prime-order subgroup (arkworks'
+    /// validated deserialization refuses it; an MSM over it would depend
+    /// on how each scalar is represented).
+    NotInSubgroup,
 }
 
 impl std::fmt::Display for BaseDefect {
@@ -57,6 +61,7 @@ impl std::fmt::Display for BaseDefect {
             BaseDefect::NotCanonical => "a coordinate is not below the field modulus p",
             BaseDefect::NotOnCurve => "it is not on the curve",
             BaseDefect::SignFlag => "its sign flag disagrees with y (not an encoding arkworks writes)",
+            BaseDefect::NotInSubgroup => "it is on the curve but not in the prime-order subgroup",
         })
     }
 }
@@ -114,7 +119,8 @@ pub fn decode_base(bytes: &[u8; 64], format: BaseFormat) -> Result<Option<G1Affi
 /// (zcash) ones with the compression, identity and sort flags in the first
 /// byte and Fq2's c1 before c0. Raw: every coordinate's base-field elements
 /// little-endian, c0 first; all zero bytes are the identity. Only the one
-/// encoding arkworks writes passes; subgroup membership is not checked.
+/// encoding arkworks writes passes, and only points of the prime-order
+/// subgroup (as arkworks' validated deserialization).
 pub fn decode_point<C: GpuCurve>(bytes: &[u8], format: BaseFormat) -> Result<Option<Affine<C>>, BaseDefect> {
     let curve = C::CURVE;
     assert_eq!(bytes.len(), curve.point_bytes(), "one {curve} point");
@@ -182,7 +188,46 @@ pub fn decode_point<C: GpuCurve>(bytes: &[u8], format: BaseFormat) -> Result<Opt
         _ => {}
     }
     let p = Affine::<C>::new_unchecked(x, y);
+    if !p.is_in_correct_subgroup_assuming_on_curve() {
+        return Err(BaseDefect::NotInSubgroup);
+    }
     Ok(Some(p))
+}
+
+/// The bases kernel's subgroup test (`subgroup.wgsl`, constants from
+/// `msm_wgsl::fieldgen::subgroup_test`) on the CPU: true where the GPU lets `p` (on
+/// the curve, not the identity) through. Held to arkworks'
+/// `is_in_correct_subgroup_assuming_on_curve` by the tests.
+pub fn subgroup_test_twin<C: GpuCurve>(p: &Affine<C>) -> bool {
+    use ark_ec::{CurveGroup, PrimeGroup};
+    let t = msm_wgsl::fieldgen::subgroup_test(C::CURVE.field(), C::CURVE.coords());
+    if !t.checked {
+        return true;
+    }
+    let coefficient = |(c0, c1): &(num_bigint::BigUint, num_bigint::BigUint)| {
+        let f = |v: &num_bigint::BigUint| {
+            <C::BaseField as Field>::BasePrimeField::from_le_bytes_mod_order(&v.to_bytes_le())
+        };
+        let parts = [f(c0), f(c1)];
+        let degree = C::CURVE.coords().degree();
+        C::BaseField::from_base_prime_field_elems(parts[..degree].iter().copied()).expect("the degree's elements")
+    };
+    let k = [t.k as u64, (t.k >> 64) as u64];
+    let mut a = p.mul_bigint(k);
+    let mut ok = true;
+    if t.two_step {
+        ok = a.into_affine() != *p;
+        a = a.mul_bigint(k);
+    }
+    let mut image = *p;
+    image.x.frobenius_map_in_place(1);
+    image.y.frobenius_map_in_place(1);
+    image.x *= coefficient(&t.endo_x);
+    image.y *= coefficient(&t.endo_y);
+    if t.negate {
+        image.y = -image.y;
+    }
+    ok && a.into_affine() == image
 }
 
 /// `p` in `format` ([`crate::Curve::point_bytes`] bytes), the encoding

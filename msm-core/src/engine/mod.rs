@@ -198,6 +198,26 @@ impl Engine {
         }
     }
 
+    /// Checks that every point of `bases` is in the prime-order subgroup:
+    /// on the GPU where the GPU holds them ([`GpuContext::check_subgroup`]),
+    /// else with arkworks on the CPU. Typed points are trusted at upload
+    /// (arkworks' checked deserialization refuses such points); call this
+    /// for points from elsewhere. [`MsmError::InvalidBase`] names the first
+    /// point outside.
+    pub async fn check_subgroup<C: GpuCurve>(&self, bases: &EngineBases<C>) -> Result<(), MsmError> {
+        match (&self.gpu, &bases.gpu, &bases.host) {
+            (Some(ctx), Some(set), _) => ctx.check_subgroup(set).await,
+            (_, _, Some(host)) => match host.iter().position(|p| !p.is_in_correct_subgroup_assuming_on_curve()) {
+                None => Ok(()),
+                Some(index) => Err(MsmError::InvalidBase {
+                    index,
+                    defect: crate::BaseDefect::NotInSubgroup,
+                }),
+            },
+            _ => Err(MsmError::ForeignBases),
+        }
+    }
+
     /// Blocking [`Engine::build_table`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn build_table_blocking<C: GpuCurve>(&self, bases: &mut EngineBases<C>, c: Option<u32>) -> Result<(), MsmError> {

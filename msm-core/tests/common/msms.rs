@@ -150,6 +150,64 @@ pub fn check_bases_from_bytes<C: GpuCurve>(ctx: &GpuContext, n: usize) {
         assert!(matches!(e, MsmError::InvalidInput(_)), "{curve}: {e}");
         check_bytes_against_the_twin::<C>(ctx, &bases[..48.min(n)], format);
     }
+    check_subgroup_refusals::<C>(ctx);
+}
+
+/// Points on the curve but outside the prime-order subgroup are refused by
+/// index, from bytes in both formats (across part and dispatch splits) and
+/// from typed points when asked (`check_subgroup`); a set without them,
+/// identities included, passes.
+pub fn check_subgroup_refusals<C: GpuCurve>(ctx: &GpuContext) {
+    use msm_core::cpu::bases::encode_point;
+    use msm_core::{BaseDefect, BaseFormat, HostBytes, MsmError};
+    let curve = C::CURVE;
+    let outside = msm_core::sample::outside_subgroup::<C>(3, 31);
+    let (mut bases, _) = inputs_of::<C>(48, 32);
+    bases[2] = Affine::<C>::identity();
+    pollster::block_on(ctx.check_subgroup(&ctx.upload_bases_blocking(&bases).unwrap())).unwrap();
+    if outside.is_empty() {
+        return; // cofactor 1: nothing is outside
+    }
+    let refused = |index: usize| {
+        move |r: Result<(), MsmError>| match r {
+            Err(MsmError::InvalidBase {
+                index: i,
+                defect: BaseDefect::NotInSubgroup,
+            }) if i == index => {}
+            other => panic!("{curve}: point {index} outside the subgroup: {other:?}"),
+        }
+    };
+    bases[37] = outside[1];
+    bases[41] = -outside[2];
+    for format in [BaseFormat::Arkworks, BaseFormat::Raw] {
+        let bytes: Vec<u8> = bases.iter().flat_map(|p| encode_point(p, format)).collect();
+        let up = |part: usize, dispatch: usize| {
+            pollster::block_on(ctx.upload_bases_bytes_with::<C>(HostBytes::slice(&bytes), format, part, dispatch))
+                .map(|_| ())
+        };
+        refused(37)(up(usize::MAX, usize::MAX));
+        refused(37)(up(16, 5));
+        // one point earlier, off the curve: the first bad point wins
+        let mut damaged = bytes.clone();
+        damaged[20 * curve.point_bytes() + curve.point_bytes() / 2 - 2] ^= 1;
+        let e = pollster::block_on(ctx.upload_bases_bytes::<C>(HostBytes::slice(&damaged), format)).unwrap_err();
+        assert!(matches!(e, MsmError::InvalidBase { index: 20, .. }), "{curve}: {e}");
+    }
+    // the smallest x's point (BLS12-381 G1's (0, 2), of order 3) first
+    let mut small = bases.clone();
+    small[0] = outside[0];
+    let bytes: Vec<u8> = small
+        .iter()
+        .flat_map(|p| encode_point(p, BaseFormat::Arkworks))
+        .collect();
+    refused(0)(
+        pollster::block_on(ctx.upload_bases_bytes::<C>(HostBytes::slice(&bytes), BaseFormat::Arkworks)).map(|_| ()),
+    );
+    // typed points are trusted at upload, refused when checked
+    let typed = ctx.upload_bases_blocking(&bases).unwrap();
+    refused(37)(pollster::block_on(ctx.check_subgroup(&typed)));
+    let split = ctx.upload_bases_in_parts(&small, 16);
+    refused(0)(pollster::block_on(ctx.check_subgroup(&split)));
 }
 
 /// The GPU's verdict on damaged encodings of `points` equals the CPU twin's

@@ -264,6 +264,33 @@ pub async fn group_matches_arkworks(options: &str) {
     assert!(e.starts_with("bases: point 2 is refused: "), "{options}: {e}");
     let e = upload(&ctx, &b[..size + 1]).await.err().unwrap();
     assert!(e.contains("not a whole number"), "{options}: {e}");
+    // a point on the curve but outside the prime-order subgroup: refused by
+    // the upload in both formats, and by cpuMsm
+    for (raw, format) in [
+        (false, msm_core::BaseFormat::Arkworks),
+        (true, msm_core::BaseFormat::Raw),
+    ] {
+        let Some(point) = outside_subgroup_bytes(options, format) else {
+            break;
+        };
+        let mut bad = if raw { inputs.bases_raw() } else { b.clone() };
+        bad[7 * size..8 * size].copy_from_slice(&point);
+        let e = if raw {
+            upload_raw(&ctx, &bad).await
+        } else {
+            upload(&ctx, &bad).await
+        }
+        .err()
+        .unwrap();
+        assert!(
+            e.ends_with("point 7 is refused: it is on the curve but not in the prime-order subgroup"),
+            "{options}: {e}"
+        );
+        if !raw {
+            let e = error_message(cpu_msm(&bad, &s, group.clone()).unwrap_err());
+            assert!(e.contains("point 7 is refused"), "{options}: {e}");
+        }
+    }
     let bn254 = context().await;
     let g1 = SampleInputs::new(4, 1, JsValue::UNDEFINED).unwrap();
     let g1_bases = upload(&bn254, &g1.bases()).await.unwrap();
@@ -277,4 +304,19 @@ pub async fn group_matches_arkworks(options: &str) {
         t1 - t0,
         js_sys::Date::now() - t1
     );
+}
+
+/// The encoding of a point outside the prime-order subgroup of the group
+/// `options` names (`None` for BN254's G1, whose cofactor is 1).
+pub fn outside_subgroup_bytes(options: &str, format: msm_core::BaseFormat) -> Option<Vec<u8>> {
+    fn of<C: msm_core::GpuCurve>(format: msm_core::BaseFormat) -> Option<Vec<u8>> {
+        let p = msm_core::sample::outside_subgroup::<C>(1, 9).pop()?;
+        Some(msm_core::cpu::bases::encode_point(&p, format))
+    }
+    match (options.contains("bls12-381"), options.contains("g2")) {
+        (false, false) => of::<ark_bn254::g1::Config>(format),
+        (true, false) => of::<ark_bls12_381::g1::Config>(format),
+        (false, true) => of::<ark_bn254::g2::Config>(format),
+        (true, true) => of::<ark_bls12_381::g2::Config>(format),
+    }
 }

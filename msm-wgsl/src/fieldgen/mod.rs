@@ -17,10 +17,12 @@ mod ext2;
 mod inverse;
 mod mul;
 mod scalar;
+mod subgroup;
 mod wide;
 
 pub use inverse::Inversion;
 pub use scalar::{scalar_module, scalar_module_for};
+pub use subgroup::{subgroup_params_module, subgroup_test, SubgroupTest, BLS12_381_ABS_U, BN254_X};
 
 /// How the Montgomery multiplication is written out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
