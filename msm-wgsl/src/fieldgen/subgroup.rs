@@ -140,7 +140,8 @@ pub fn subgroup_params_module(field: BaseField, coords: Coords) -> String {
         coords.group().to_uppercase(),
         t.checked,
         array_lit(&k),
-        128 - t.k.leading_zeros(),
+        // at least 1: a group without the test still validates (`j % bits`)
+        (128 - t.k.leading_zeros()).max(1),
         t.two_step,
         t.negate,
         words(&t.endo_x),
