@@ -72,8 +72,7 @@ pub struct GpuContext {
     /// Bytes of the device's largest device-local memory heap, where the
     /// backend says (read once).
     device_memory: Option<u64>,
-    /// Kept alive with the device: on the web, dropping the instance loses
-    /// the device ("a valid external Instance reference no longer exists").
+    /// Kept alive with the device (on the web, dropping it loses the device).
     _instance: Option<(wgpu::Instance, wgpu::Adapter)>,
 }
 
