@@ -245,3 +245,51 @@ fn the_engine_checks_subgroup_membership_where_the_points_are() {
     let got = pollster::block_on(cpu_only.check_subgroup(&gpu_only));
     assert!(matches!(got, Err(msm_core::MsmError::ForeignBases)), "{got:?}");
 }
+
+/// With a warm-up, Auto runs on the CPU every MSM whose pipelines are not
+/// compiled yet (the first call waits on no compile: it compiles nothing),
+/// and after `warm_up` on the GPU without compiling; all equal arkworks.
+#[test]
+fn the_warm_up_keeps_calls_off_compiles() {
+    let (bases, scalars) = msm_core::sample::inputs(512, 70);
+    let want = cpu::msm_reference(&bases, &scalars).into_affine();
+    Engine::hold_warm_ups_for_test(true);
+    let engine = Engine::new_blocking(&EngineOptions {
+        crossover: Some(256),
+        warm_up: Some(true),
+        max_points: Some(512),
+        ..Default::default()
+    });
+    let engine = engine.inspect_err(|_| Engine::hold_warm_ups_for_test(false)).unwrap();
+    let gpu = engine.gpu().unwrap();
+    let resident = engine.upload_bases_blocking(&bases).unwrap();
+    let (route, ready, progress) = (engine.route(512), engine.is_ready(), engine.warm_up_progress());
+    let early = engine.msm_blocking(&resident, &scalars).map(|p| p.into_affine());
+    let compiled_early = gpu.compile_log().len();
+    Engine::hold_warm_ups_for_test(false);
+    assert_eq!((route, ready, progress), (Route::Cpu, false, Some((0, 2))));
+    assert_eq!(engine.placement(512), Route::Gpu, "the bases went to the GPU");
+    assert_eq!(early.unwrap(), want);
+    assert_eq!(compiled_early, 0, "the call before the warm-up compiled nothing");
+
+    pollster::block_on(engine.warm_up()).unwrap();
+    assert!(engine.is_ready());
+    assert_eq!(engine.warm_up_progress(), Some((2, 2)));
+    assert_eq!(engine.route(512), Route::Gpu);
+    let compiled = gpu.compile_log().len();
+    assert!(compiled > 0);
+    for n in [512, 300] {
+        let got = engine.msm_blocking(&resident, &scalars[..n]).unwrap().into_affine();
+        assert_eq!(
+            got,
+            cpu::msm_reference(&bases[..n], &scalars[..n]).into_affine(),
+            "n = {n}"
+        );
+    }
+    assert_eq!(
+        gpu.compile_log().len(),
+        compiled,
+        "calls after the warm-up compiled nothing"
+    );
+    assert_eq!(engine.fallback_reason(), None);
+}

@@ -43,6 +43,7 @@ fn every_public_future_is_send(
     send(engine.msm_batch(engine_bases, &[fr]));
     send(engine.build_table(engine_bases, None));
     send(engine.check_subgroup(engine_bases));
+    send(engine.warm_up());
 }
 
 #[test]

@@ -26,6 +26,7 @@ pub use health::{msm_memory_on, LiveMemory, MsmMemory};
 pub(crate) use options::Counters;
 pub use options::{ContextOptions, CreatedObjects, LimitsChoice};
 pub use pipelines::{CompileRecord, DEFAULT_COMPILE_TIMEOUT};
+pub(crate) use pipelines::PipelineJob;
 pub use waiter::DEFAULT_GPU_TIMEOUT;
 
 use crate::config::{MsmConfig, ReduceOn};

@@ -165,6 +165,12 @@ impl GpuContext {
         }
     }
 
+    /// Whether every one of `jobs` is compiled and cached.
+    pub(crate) fn is_compiled(&self, jobs: &[PipelineJob]) -> bool {
+        let cached = self.pipelines.pipelines.lock().unwrap();
+        jobs.iter().all(|j| cached.contains_key(&key(j)))
+    }
+
     /// What compiling `job` takes, owned (so another thread can run it).
     fn compile_job(&self, job: &PipelineJob) -> Result<Compile, MsmError> {
         let (id, entry, overrides, pass) = job;

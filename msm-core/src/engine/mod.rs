@@ -5,8 +5,16 @@
 //! `Backend::Gpu` always uses the GPU and returns its errors;
 //! `Backend::Cpu` never opens an adapter. Results are arkworks' either way.
 //! Routing decisions and fallbacks are reported through `tracing`.
+//!
+//! Where Auto may use the GPU, the engine compiles its pipelines in the
+//! background from creation (`warm`) and runs on the CPU every MSM whose
+//! pipelines are not ready yet, so no call waits on a shader compile;
+//! [`Engine::warm_up`] awaits them.
 
 pub mod profile;
+mod warm;
+
+use std::sync::Arc;
 
 use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::VariableBaseMSM;
@@ -49,6 +57,16 @@ pub struct EngineOptions {
     pub context: ContextOptions,
     /// Overrides the crossover (points) at which Auto switches to the GPU.
     pub crossover: Option<usize>,
+    /// Compile the GPU pipelines in the background from creation, MSMs
+    /// whose pipelines are not ready running on the CPU meanwhile (Auto).
+    /// Default: on where Auto may use a GPU adapter; off with
+    /// [`Backend::Gpu`] (whose calls wait for their compiles) and on
+    /// software adapters (compiles would take the CPU's cores from the
+    /// MSMs running there).
+    pub warm_up: Option<bool>,
+    /// The largest MSM (points) the warm-up prepares for (default 2^22);
+    /// a larger call compiles what it needs when first run.
+    pub max_points: Option<usize>,
 }
 
 /// A base set of the group `C` as the engine holds it: on the GPU where
@@ -77,9 +95,10 @@ impl<C: GpuCurve> EngineBases<C> {
 /// One engine for every backend; see the module docs.
 pub struct Engine {
     backend: Backend,
-    gpu: Option<GpuContext>,
+    gpu: Option<Arc<GpuContext>>,
     crossover: Option<usize>,
     fallback: Option<String>,
+    warm: Option<Arc<warm::WarmUp>>,
 }
 
 impl Engine {
@@ -106,12 +125,52 @@ impl Engine {
                 "MSM engine ready"
             );
         }
+        let gpu = gpu.map(Arc::new);
+        let warm_by_default =
+            opts.backend == Backend::Auto && crossover.is_some() && gpu.as_ref().is_some_and(|g| !g.is_software());
+        let warm = match &gpu {
+            Some(g) if opts.warm_up.unwrap_or(warm_by_default) => {
+                let smallest = if opts.backend == Backend::Auto { crossover } else { None };
+                let largest = opts.max_points.unwrap_or(warm::DEFAULT_MAX_POINTS);
+                let sizes = warm::WarmUp::sizes(smallest.unwrap_or(1 << 10), largest);
+                tracing::info!(sizes = sizes.len(), "GPU warm-up started: MSMs run on the CPU until their pipelines are ready");
+                Some(warm::WarmUp::start(g.clone(), sizes))
+            }
+            _ => None,
+        };
         Ok(Engine {
             backend: opts.backend,
             gpu,
             crossover,
             fallback,
+            warm,
         })
+    }
+
+    /// Awaits the warm-up (compiling on this task what the background has
+    /// not yet): afterwards no MSM up to [`EngineOptions::max_points`]
+    /// waits on a compile. Immediate without a warm-up.
+    pub async fn warm_up(&self) -> Result<(), MsmError> {
+        match (&self.gpu, &self.warm) {
+            (Some(g), Some(w)) => w.finish(g).await,
+            _ => Ok(()),
+        }
+    }
+
+    /// Test hook: while `hold`, background warm-ups wait before compiling.
+    #[cfg(feature = "diagnostics")]
+    pub fn hold_warm_ups_for_test(hold: bool) {
+        warm::HOLD.store(hold, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether the warm-up is done (true without one).
+    pub fn is_ready(&self) -> bool {
+        self.warm.as_ref().is_none_or(|w| w.is_ready())
+    }
+
+    /// Size classes the warm-up has compiled, of all (`None` without one).
+    pub fn warm_up_progress(&self) -> Option<(usize, usize)> {
+        self.warm.as_ref().map(|w| w.progress())
     }
 
     /// Blocking [`Engine::new`] (native only).
@@ -126,7 +185,7 @@ impl Engine {
 
     /// The GPU context, where there is one.
     pub fn gpu(&self) -> Option<&GpuContext> {
-        self.gpu.as_ref()
+        self.gpu.as_deref()
     }
 
     /// Points from which Auto runs on the GPU (`None`: never).
@@ -134,13 +193,31 @@ impl Engine {
         self.crossover
     }
 
-    /// Why Auto fell back to the CPU, if it did.
-    pub fn fallback_reason(&self) -> Option<&str> {
-        self.fallback.as_deref()
+    /// Why Auto fell back to the CPU, if it did (no adapter, or a warm-up
+    /// that failed).
+    pub fn fallback_reason(&self) -> Option<String> {
+        (self.fallback.clone()).or_else(|| self.warm.as_ref().and_then(|w| w.failure()))
     }
 
-    /// Where an MSM of `n` points runs.
+    /// Where an MSM of `n` points runs now: as [`Engine::placement`] says,
+    /// except that Auto runs it on the CPU while its pipelines are still
+    /// warming up (or after the warm-up failed).
     pub fn route(&self, n: usize) -> Route {
+        let placed = self.placement(n);
+        let (Some(gpu), Some(warm)) = (&self.gpu, &self.warm) else {
+            return placed;
+        };
+        let waiting = placed == Route::Gpu && self.backend == Backend::Auto && !warm.is_ready();
+        if waiting && (warm.failure().is_some() || !gpu.pipelines_ready_for(n)) {
+            tracing::debug!(n, "pipelines not ready: arkworks on the CPU");
+            return Route::Cpu;
+        }
+        placed
+    }
+
+    /// Where MSMs of `n` points belong: the backend's choice and the
+    /// crossover, whatever the warm-up's state (bases go there).
+    pub fn placement(&self, n: usize) -> Route {
         match (self.backend, &self.gpu) {
             (Backend::Cpu, _) | (_, None) => Route::Cpu,
             (Backend::Gpu, Some(_)) => Route::Gpu,
@@ -159,7 +236,7 @@ impl Engine {
     pub async fn upload_bases<C: GpuCurve>(&self, points: &[Affine<C>]) -> Result<EngineBases<C>, MsmError> {
         use tracing::Instrument;
         let span = tracing::info_span!("msm.upload_bases", n = points.len());
-        let gpu = match (&self.gpu, self.route(points.len())) {
+        let gpu = match (&self.gpu, self.placement(points.len())) {
             (Some(g), Route::Gpu) => match g.upload_bases(points).instrument(span).await {
                 Ok(b) => Some(b),
                 Err(e) if self.backend == Backend::Gpu => return Err(e),

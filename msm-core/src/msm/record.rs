@@ -1,7 +1,7 @@
 //! Recording the passes of one chunk into a command encoder.
 
 use crate::config::MsmConfig;
-use crate::context::GpuContext;
+use crate::context::{GpuContext, PipelineJob};
 use crate::error::MsmError;
 use crate::passes::{walker_combine, Kernel, Pass};
 use crate::plan::Plan;
@@ -38,24 +38,22 @@ impl GpuContext {
         Ok(entries)
     }
 
-    /// The pipelines of `passes` for `plan` under `config` (compiled on first
-    /// use, then from the cache).
-    pub(crate) async fn pass_pipelines(
-        &self,
-        config: &MsmConfig,
-        plan: &Plan,
-        passes: &[Pass],
-    ) -> Result<PassPipelines, MsmError> {
+    /// The pipelines `passes` run for `plan` under `config`; with `others`,
+    /// on a GPU, also those other sizes need (see `pass_pipelines`).
+    fn pass_jobs(&self, config: &MsmConfig, plan: &Plan, passes: &[Pass], others: bool) -> Vec<PipelineJob> {
         let job = |pass: Pass, config: &MsmConfig, k: Kernel| (pass.shader(config), k.entry, k.overrides, Some(pass));
         let mut jobs: Vec<_> = passes
             .iter()
             .flat_map(|&pass| pass.kernels(config, plan).into_iter().map(move |k| job(pass, config, k)))
             .collect();
+        if !others || self.is_software() {
+            return jobs;
+        }
         // On a GPU, the kernels other sizes need are compiled in the same
         // parallel batch, so that the first call of a larger size class
         // compiles nothing (on a CPU adapter each compile costs seconds of
         // the few cores there are: only what this call runs).
-        if !self.is_software() && passes.contains(&Pass::WalkerCombine) {
+        if passes.contains(&Pass::WalkerCombine) {
             let pass = Pass::WalkerCombine;
             jobs.extend(
                 walker_combine::other_sizes_kernels(plan)
@@ -64,7 +62,7 @@ impl GpuContext {
             );
         }
         // ... and the walker shapes of the other sizes' knobs
-        if !self.is_software() && passes.contains(&Pass::StreamWalker) {
+        if passes.contains(&Pass::StreamWalker) {
             let pass = Pass::StreamWalker;
             for other in self.walker_configs() {
                 if other.walker_shape() != config.walker_shape() {
@@ -72,7 +70,37 @@ impl GpuContext {
                 }
             }
         }
-        self.precompile(jobs).await?;
+        jobs
+    }
+
+    /// Whether an MSM of `n` points over plain bases, with the context's
+    /// config, would find every pipeline it runs compiled (it would wait on
+    /// no compile).
+    pub(crate) fn pipelines_ready_for(&self, n: usize) -> bool {
+        let config = self.config_for(n);
+        match self.plan(n.max(1), &config) {
+            Ok(plan) => self.is_compiled(&self.pass_jobs(&config, &plan, self.passes_for(&config), false)),
+            Err(_) => false,
+        }
+    }
+
+    /// Compiles what an MSM of `n` points over plain bases runs with the
+    /// context's config (and, on a GPU, what other sizes share with it).
+    pub(crate) async fn warm_up_for(&self, n: usize) -> Result<(), MsmError> {
+        let config = self.config_for(n);
+        let plan = self.plan(n.max(1), &config)?;
+        self.pass_pipelines(&config, &plan, self.passes_for(&config)).await.map(|_| ())
+    }
+
+    /// The pipelines of `passes` for `plan` under `config` (compiled on first
+    /// use, then from the cache).
+    pub(crate) async fn pass_pipelines(
+        &self,
+        config: &MsmConfig,
+        plan: &Plan,
+        passes: &[Pass],
+    ) -> Result<PassPipelines, MsmError> {
+        self.precompile(self.pass_jobs(config, plan, passes, true)).await?;
         let mut out = Vec::with_capacity(passes.len());
         for &pass in passes {
             let mut kernels = Vec::new();
