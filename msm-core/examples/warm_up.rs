@@ -85,6 +85,11 @@ fn first_contact<C: GpuCurve>(args: &Args, curve: Curve) -> Result<(), Box<dyn E
     let first_route = engine.route(n);
     check(engine.msm_blocking(&resident, &scalars)?.into_affine())?;
     let first_call = ms(t);
+    println!(
+        "{}",
+        serde_json::json!({"group": curve.to_string(), "n": n, "engine_new_ms": created, "bases_uploaded_ms": uploaded,
+            "first_call_route": format!("{first_route:?}"), "first_call_ms": first_call, "correct": true})
+    );
     // calls keep coming while the pipelines compile
     let mut cpu_calls = 0;
     while !engine.is_ready() && engine.route(n) == msm_core::Route::Cpu && engine.fallback_reason().is_none() {
