@@ -1,11 +1,20 @@
 // subgroup: resident bases checked for membership in the prime-order
-// subgroup, one point per invocation, by the group's endomorphism test
-// (`subgroup_params`, generated with its constants): [k]P (twice for
-// BLS12-381 G1, refusing [k]P = P on the way) compared with the image of
-// P under phi or psi, negated where the test says so. A point outside
-// lowers `bad[0]` to its index in the whole set, as the bases kernel does
-// for points it refuses, so one word tells the host the first bad point.
-// Identity points (flag 1) pass. BN254's G1 (cofactor 1) never runs it.
+// subgroup by the group's endomorphism test (`subgroup_params`, generated
+// with its constants): [k]P (twice for BLS12-381 G1, refusing [k]P = P on
+// the way) compared with the image of P under phi or psi, negated where
+// the test says so. One short kernel per step of the double-and-add, the
+// host dispatching them in k's bit order, each point's accumulator kept in
+// `acc` between dispatches: the whole loop in one kernel was more than
+// NVIDIA's compiler takes for BLS12-381 G2 in the 13x20 layout (it crashed
+// or ran for minutes), and short kernels compile in seconds everywhere.
+// A point outside lowers `bad[0]` to its index in the whole set, as the
+// bases kernel does for points it refuses, so one word tells the host the
+// first bad point. Identity points (flag 1) pass. BN254's G1 (cofactor 1)
+// never runs it.
+//
+// Entry points: `begin` (acc = P), `dbl` (acc = 2 acc), `add` (acc += P, or
+// += the second step's base), `mid` (the two-step test: refuse [k]P = P,
+// base = acc), `finish` (compare with the endomorphism's image).
 #import curve
 #import subgroup_params
 
@@ -16,7 +25,8 @@ struct SubgroupParams {
     first: u32,
     // index in the part's planes of this dispatch's first point
     offset: u32,
-    _pad: u32,
+    // 1: `add` adds the second step's base (acc's planes 4..8), else P
+    second: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: SubgroupParams;
@@ -24,8 +34,12 @@ struct SubgroupParams {
 @group(0) @binding(2) var<storage, read> bases_y: array<FqWords>;
 @group(0) @binding(3) var<storage, read> bases_flags: array<u32>;
 @group(0) @binding(4) var<storage, read_write> bad: array<atomic<u32>>;
+// each point's accumulator (x, y, zz, zzz), then for the two-step test
+// the second step's base
+@group(0) @binding(5) var<storage, read_write> acc: array<FqWords>;
 
 override WG: u32 = 64u;
+const STRIDE: u32 = select(4u, 8u, SUBGROUP_TWO_STEP);
 
 struct Sum {
     sum: Xyzz,
@@ -70,62 +84,104 @@ fn equals_affine(a: Xyzz, x: Fq, y: Fq) -> bool {
     return !xyzz_is_identity(a) && fq_eq(a.x, fq_mul(x, a.zz)) && fq_eq(a.y, fq_mul(y, a.zzz));
 }
 
-@compute @workgroup_size(WG)
-fn check(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn load(i: u32, at: u32) -> Xyzz {
+    let b = i * STRIDE + at;
+    return Xyzz(fq_unpack(acc[b]), fq_unpack(acc[b + 1u]), fq_unpack(acc[b + 2u]), fq_unpack(acc[b + 3u]));
+}
+
+fn store(i: u32, at: u32, a: Xyzz) {
+    let b = i * STRIDE + at;
+    acc[b] = fq_pack(a.x);
+    acc[b + 1u] = fq_pack(a.y);
+    acc[b + 2u] = fq_pack(a.zz);
+    acc[b + 3u] = fq_pack(a.zzz);
+}
+
+// This invocation's point index in the dispatch, or n when it has none or
+// its point is the identity (which passes).
+fn point_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     let i = gid.x + gid.y * nwg.x * WG;
+    if i >= params.n || bases_flags[params.offset + i] != 0u {
+        return params.n;
+    }
+    return i;
+}
+
+fn point(i: u32) -> Affine {
+    let at = params.offset + i;
+    return Affine(fq_unpack(bases_x[at]), fq_unpack(bases_y[at]));
+}
+
+@compute @workgroup_size(WG)
+fn begin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = point_index(gid, nwg);
+    if i < params.n {
+        store(i, 0u, xyzz_from_affine(point(i)));
+    }
+}
+
+@compute @workgroup_size(WG)
+fn dbl(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = point_index(gid, nwg);
+    if i < params.n {
+        store(i, 0u, xyzz_double(load(i, 0u)));
+    }
+}
+
+// acc + q where q is P or the second step's base; equal points double.
+@compute @workgroup_size(WG)
+fn add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = point_index(gid, nwg);
     if i >= params.n {
         return;
     }
-    let at = params.offset + i;
-    if bases_flags[at] != 0u {
+    let a = load(i, 0u);
+    var q: Xyzz;
+    let affine = params.second == 0u;
+    if affine {
+        q = xyzz_from_affine(point(i));
+    } else {
+        q = load(i, 4u);
+    }
+    let s = add_distinct(a, q, affine);
+    if s.equal {
+        store(i, 0u, xyzz_double(a));
+    } else {
+        store(i, 0u, s.sum);
+    }
+}
+
+// The two-step test's middle: [k]P = P is refused; [k]P is the second
+// step's base and (k's top bit being set) its accumulator.
+@compute @workgroup_size(WG)
+fn mid(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = point_index(gid, nwg);
+    if i >= params.n {
         return;
     }
-    let p = Affine(fq_unpack(bases_x[at]), fq_unpack(bases_y[at]));
-    // [k]P (then [k]([k]P) for the two-step test), most significant bit
-    // first, one doubling or one addition an iteration: the curve code
-    // appears once in the shader (lavapipe compiles each copy for a minute).
-    // Half-step h: even, a doubling; odd, an addition where k's bit is set.
-    // An addition of equal points becomes the next iteration's doubling.
-    var base = xyzz_from_affine(p);
-    var affine = true;
-    var a = xyzz_identity();
-    var ok = true;
-    let halves = 2u * select(1u, 2u, SUBGROUP_TWO_STEP) * SUBGROUP_K_BITS;
-    var h = 0u;
-    var double_next = false;
-    loop {
-        if h >= halves {
-            break;
-        }
-        let j = h / 2u;
-        if h == 2u * SUBGROUP_K_BITS && !double_next {
-            // the two-step test: [k]P = P is refused, [k]P is the next base
-            ok = !equals_affine(a, p.x, p.y);
-            base = a;
-            affine = false;
-            a = xyzz_identity();
-        }
-        let b = SUBGROUP_K_BITS - 1u - j % SUBGROUP_K_BITS;
-        let bit = ((SUBGROUP_K[b / 32u] >> (b % 32u)) & 1u) == 1u;
-        if h % 2u == 0u || double_next {
-            a = xyzz_double(a);
-            double_next = false;
-        } else if bit {
-            let s = add_distinct(a, base, affine);
-            if s.equal {
-                double_next = true;
-                continue;
-            }
-            a = s.sum;
-        }
-        h++;
+    let a = load(i, 0u);
+    let p = point(i);
+    if equals_affine(a, p.x, p.y) {
+        atomicMin(&bad[0], params.first + i);
     }
+    if STRIDE == 8u {
+        store(i, 4u, a);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn finish(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = point_index(gid, nwg);
+    if i >= params.n {
+        return;
+    }
+    let p = point(i);
     let tx = fq_mul(subgroup_frobenius(p.x), fq_mul(fq_unpack(SUBGROUP_ENDO_X), FQ_R2));
     var ty = fq_mul(subgroup_frobenius(p.y), fq_mul(fq_unpack(SUBGROUP_ENDO_Y), FQ_R2));
     if SUBGROUP_NEGATE {
         ty = fq_neg(ty);
     }
-    if !(ok && equals_affine(a, tx, ty)) {
+    if !equals_affine(load(i, 0u), tx, ty) {
         atomicMin(&bad[0], params.first + i);
     }
 }

@@ -116,7 +116,8 @@ impl GpuContext {
         let oom = oom.pop();
         // behind the conversion: the first point refused by either test
         if let (true, Ok(parts)) = (subgroup && super::subgroup::has_cofactor(C::CURVE), &parts) {
-            self.record_subgroup_checks(parts, &bad).await?;
+            // batches of a conversion dispatch's points (tests split them small)
+            self.record_subgroup_checks(parts, &bad, dispatch_points).await?;
         }
         let first_bad = self.read_words(&bad, 1).await;
         if let Some(e) = oom.await {
