@@ -372,9 +372,43 @@ impl Engine {
     }
 }
 
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(w) = &self.warm {
+            w.stop();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Dropping an engine stops its warm-up before the next size class.
+    #[cfg(feature = "diagnostics")]
+    #[test]
+    fn a_dropped_engine_stops_its_warm_up() {
+        Engine::hold_warm_ups_for_test(true);
+        let engine = Engine::new_blocking(&EngineOptions {
+            crossover: Some(256),
+            warm_up: Some(true),
+            max_points: Some(1024),
+            ..Default::default()
+        });
+        let Ok(engine) = engine else {
+            Engine::hold_warm_ups_for_test(false);
+            return; // no adapter here
+        };
+        let warm = engine.warm.clone().expect("a warm-up was asked for");
+        drop(engine);
+        Engine::hold_warm_ups_for_test(false);
+        let t = std::time::Instant::now();
+        while Arc::strong_count(&warm) > 1 && t.elapsed() < std::time::Duration::from_secs(30) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(Arc::strong_count(&warm), 1, "the warm-up thread ended");
+        assert_eq!(warm.progress(), (0, 3), "no size class compiled after the drop");
+    }
 
     /// MSM futures stay `Send`, so provers can spawn them on any executor.
     #[test]

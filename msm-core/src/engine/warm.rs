@@ -31,6 +31,9 @@ enum State {
 pub(super) struct WarmUp {
     sizes: Vec<usize>,
     state: Mutex<State>,
+    /// Set when the engine is dropped: the background stops before its
+    /// next size class (the one compiling finishes; its context goes then).
+    stop: std::sync::atomic::AtomicBool,
 }
 
 impl WarmUp {
@@ -49,6 +52,7 @@ impl WarmUp {
                 total: sizes.len(),
             }),
             sizes,
+            stop: Default::default(),
         });
         let task = {
             let warm = warm.clone();
@@ -76,6 +80,9 @@ impl WarmUp {
         let t = web_time::Instant::now();
         let total = self.sizes.len();
         for (i, &n) in self.sizes.iter().enumerate() {
+            if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
             if let Err(e) = ctx.warm_up_for(n).await {
                 tracing::warn!(error = %e, n, "GPU warm-up failed: MSMs stay on the CPU");
                 *self.state.lock().unwrap() = State::Failed(e.to_string());
@@ -103,6 +110,11 @@ impl WarmUp {
             *state = State::Ready;
         }
         Ok(())
+    }
+
+    /// Stops the background before its next size class.
+    pub(super) fn stop(&self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     pub(super) fn is_ready(&self) -> bool {
