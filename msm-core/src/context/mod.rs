@@ -7,7 +7,7 @@ mod buffers;
 mod disk_cache;
 mod health;
 mod options;
-mod pipelines;
+pub(crate) mod pipelines;
 mod waiter;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,7 +26,6 @@ pub use health::{msm_memory_on, LiveMemory, MsmMemory};
 pub(crate) use options::Counters;
 pub use options::{ContextOptions, CreatedObjects, LimitsChoice};
 pub use pipelines::{CompileRecord, DEFAULT_COMPILE_TIMEOUT};
-pub(crate) use pipelines::PipelineJob;
 pub use waiter::DEFAULT_GPU_TIMEOUT;
 
 use crate::config::{MsmConfig, ReduceOn};

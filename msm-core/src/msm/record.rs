@@ -1,7 +1,8 @@
 //! Recording the passes of one chunk into a command encoder.
 
 use crate::config::MsmConfig;
-use crate::context::{GpuContext, PipelineJob};
+use crate::context::pipelines::PipelineJob;
+use crate::context::GpuContext;
 use crate::error::MsmError;
 use crate::passes::{walker_combine, Kernel, Pass};
 use crate::plan::Plan;

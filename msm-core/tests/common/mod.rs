@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod groups;
+pub mod knobs;
 pub mod msms;
 
 use std::collections::HashMap;
