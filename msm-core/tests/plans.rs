@@ -131,14 +131,27 @@ fn gcd_inversions_in_the_msm_match_arkworks() {
     }
 }
 
-/// The walker with its slot loops written out, for several S, fused or not,
-/// on random inputs and the adversarial classes.
+/// The walker with its slot loops written out on random inputs and the
+/// adversarial classes: one slot, and four fused (CI); every shape with
+/// `--ignored`.
 #[test]
 fn unrolled_walker_matches_arkworks() {
+    unrolled_walker_shapes(&[(1, false), (4, true)]);
+}
+
+/// Each unrolled walker shape is a pipeline of its own: minutes on a
+/// software adapter.
+#[test]
+#[ignore = "every unrolled walker shape (minutes on a software adapter): --ignored"]
+fn unrolled_walker_every_shape() {
+    unrolled_walker_shapes(&[(1, false), (4, false), (4, true), (8, false)]);
+}
+
+fn unrolled_walker_shapes(shapes: &[(u32, bool)]) {
     let ctx = fastest_ctx();
     let (bases, scalars) = msm_core::sample::inputs(3000, 22);
     let cases = msm_core::sample::adversarial(101, 23);
-    for (slots, fused) in [(1, false), (4, false), (4, true), (8, false)] {
+    for &(slots, fused) in shapes {
         let config = MsmConfig {
             walker_unroll: true,
             walker_slots: slots,

@@ -28,7 +28,7 @@ export interface GroupOptions {
 export interface ContextOptions extends GroupOptions {
   /** Field limb layout; default "13x20" (WebGPU has no 64-bit integers). */
   fieldLayout?: "13x20" | "16x16" | "32x8-int64";
-  /** Field multiplication code; default "looped" on SwiftShader, else "unrolled". */
+  /** Field multiplication code; default "looped" on SwiftShader and for BLS12-381 G2 on a GPU, else "unrolled". */
   fieldCode?: "unrolled" | "looped";
   /** Field inversion; default "gcd" (binary GCD), "fermat" under a loop cap. */
   inversion?: "fermat" | "gcd";

@@ -68,7 +68,8 @@ pub struct ContextOptions {
     #[serde(default)]
     pub field_layout: Option<String>,
     /// "unrolled" or "looped" field multiplication; default: looped on
-    /// SwiftShader (Chromium's software WebGPU), unrolled elsewhere.
+    /// SwiftShader (Chromium's software WebGPU) and for BLS12-381 G2 on a GPU,
+    /// unrolled elsewhere.
     #[serde(default)]
     pub field_code: Option<String>,
     /// "fermat" or "gcd"; default: the adapter's (see msm-core).
