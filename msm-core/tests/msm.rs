@@ -6,7 +6,7 @@ mod common;
 use ark_bn254::{Fr, G1Affine, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{UniformRand, Zero};
-use common::knobs::{knob_matrix, pairwise_cover};
+use common::knobs::{knob_matrix, pairwise_cover, walker_config};
 use common::{ctx, rng};
 use msm_core::cpu;
 use msm_core::layout::{PointRecord, NO_BUCKET};
@@ -199,14 +199,7 @@ fn portable_layout_knob_corners() {
         (256, PrefMem::Private, 8, true, true),
         (128, PrefMem::Private, 4, false, false),
     ] {
-        let config = MsmConfig {
-            walker_tpb: tpb,
-            walker_pref_mem: pref,
-            walker_slots: slots,
-            walker_cache_dx: cache_dx,
-            walker_fused: fused,
-            ..Default::default()
-        };
+        let config = walker_config(tpb, pref, slots, cache_dx, fused);
         check(ctx, &bases, &scalars, &config, "portable corner");
     }
 }

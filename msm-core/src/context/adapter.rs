@@ -1,7 +1,9 @@
 //! Choosing an adapter and what each adapter class gets by default: the field
 //! layout, how the multiplication is written, and the inversion.
 
-use msm_wgsl::{BaseField, Coords, FieldCode, FieldLayout, Inversion};
+use msm_wgsl::{FieldCode, FieldLayout, Inversion};
+
+use crate::curve::Curve;
 
 /// The layout used when none is asked for: 32-bit limbs with 64-bit products
 /// where the adapter has `SHADER_INT64` (fastest on the H200, see
@@ -83,8 +85,8 @@ pub fn has_loop_cap(info: &wgpu::AdapterInfo) -> bool {
 /// BLS12-381 G2 in the 13x20 layout off a loop cap, whose unrolled passes
 /// (Fq2 over 30 limbs inlined) NVIDIA's compiler turns into a lost device
 /// (docs/benchmarks.md); unrolled everywhere else.
-pub fn default_field_code(info: &wgpu::AdapterInfo, field: BaseField, coords: Coords, layout: FieldLayout) -> FieldCode {
-    let wide_fq2 = field == BaseField::Bls12_381 && coords == Coords::Fq2;
+pub fn default_field_code(info: &wgpu::AdapterInfo, curve: Curve, layout: FieldLayout) -> FieldCode {
+    let wide_fq2 = curve == Curve::Bls12_381G2;
     if is_swiftshader(info) || (wide_fq2 && layout == FieldLayout::Limbs13x20 && !has_loop_cap(info)) {
         FieldCode::Looped
     } else {
@@ -192,13 +194,13 @@ mod tests {
             assert_eq!(is_swiftshader(i), want == AdapterClass::SwiftShader);
         }
         let dawn_lavapipe = &cases[1].0;
-        let code = |i: &wgpu::AdapterInfo, f, c| default_field_code(i, f, c, FieldLayout::Limbs13x20);
-        assert_eq!(code(dawn_lavapipe, BaseField::Bls12_381, Coords::Fq2), FieldCode::Unrolled);
+        let code = |i: &wgpu::AdapterInfo, c| default_field_code(i, c, FieldLayout::Limbs13x20);
+        assert_eq!(code(dawn_lavapipe, Curve::Bls12_381G2), FieldCode::Unrolled);
         let dawn_gpu = &cases.last().unwrap().0;
-        assert_eq!(code(dawn_gpu, BaseField::Bls12_381, Coords::Fq2), FieldCode::Looped);
-        assert_eq!(code(dawn_gpu, BaseField::Bn254, Coords::Fq2), FieldCode::Unrolled);
-        assert_eq!(code(dawn_gpu, BaseField::Bls12_381, Coords::Fq), FieldCode::Unrolled);
-        let wide = default_field_code(dawn_gpu, BaseField::Bls12_381, Coords::Fq2, FieldLayout::Limbs32x8);
+        assert_eq!(code(dawn_gpu, Curve::Bls12_381G2), FieldCode::Looped);
+        assert_eq!(code(dawn_gpu, Curve::Bn254G2), FieldCode::Unrolled);
+        assert_eq!(code(dawn_gpu, Curve::Bls12_381G1), FieldCode::Unrolled);
+        let wide = default_field_code(dawn_gpu, Curve::Bls12_381G2, FieldLayout::Limbs32x8);
         assert_eq!(wide, FieldCode::Unrolled);
         assert_eq!(
             default_inversion(dawn_lavapipe, FieldLayout::Limbs13x20),

@@ -155,9 +155,7 @@ impl GpuContext {
             field: opts.curve.field(),
             coords: opts.curve.coords(),
             layout,
-            code: opts
-                .field_code
-                .unwrap_or_else(|| default_field_code(&info, opts.curve.field(), opts.curve.coords(), layout)),
+            code: opts.field_code.unwrap_or_else(|| default_field_code(&info, opts.curve, layout)),
             inversion: opts.inversion.unwrap_or_else(|| default_inversion(&info, layout)),
         };
         let mut ctx = Self::build(device, queue, info, field, timestamps, &opts.pipeline_cache)?;
@@ -200,7 +198,7 @@ impl GpuContext {
             field: msm_wgsl::BaseField::Bn254,
             coords: msm_wgsl::Coords::Fq,
             layout,
-            code: default_field_code(&info, msm_wgsl::BaseField::Bn254, msm_wgsl::Coords::Fq, layout),
+            code: default_field_code(&info, Curve::Bn254G1, layout),
             inversion: default_inversion(&info, layout),
         };
         let mut ctx = Self::build(device, queue, info, field, timestamps, &PipelineCacheDir::Default)?;

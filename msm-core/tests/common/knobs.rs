@@ -2,6 +2,18 @@
 
 use msm_core::{GpuContext, MsmConfig, PrefMem};
 
+/// The default config with these walker knobs.
+pub fn walker_config(tpb: u32, pref: PrefMem, slots: u32, cache_dx: bool, fused: bool) -> MsmConfig {
+    MsmConfig {
+        walker_tpb: tpb,
+        walker_pref_mem: pref,
+        walker_slots: slots,
+        walker_cache_dx: cache_dx,
+        walker_fused: fused,
+        ..Default::default()
+    }
+}
+
 /// Every combination of TPB x pref x S x dx-cache x fused that the adapter
 /// accepts, each with the index that rotates the input sizes over the whole
 /// matrix (so every config sees a small and a large input).
@@ -12,14 +24,7 @@ pub fn knob_matrix(ctx: &GpuContext) -> Vec<(MsmConfig, usize)> {
             for slots in [2, 4, 8] {
                 for cache_dx in [false, true] {
                     for fused in [false, true] {
-                        let config = MsmConfig {
-                            walker_tpb: tpb,
-                            walker_pref_mem: pref,
-                            walker_slots: slots,
-                            walker_cache_dx: cache_dx,
-                            walker_fused: fused,
-                            ..Default::default()
-                        };
+                        let config = walker_config(tpb, pref, slots, cache_dx, fused);
                         // workgroup pref too large for this adapter: the error is tested elsewhere
                         if ctx.plan(1, &config).is_ok() {
                             matrix.push((config, matrix.len()));
