@@ -86,8 +86,8 @@ pub fn has_loop_cap(info: &wgpu::AdapterInfo) -> bool {
 /// (Fq2 over 30 limbs inlined) NVIDIA's compiler turns into a lost device
 /// (docs/benchmarks.md); unrolled everywhere else.
 pub fn default_field_code(info: &wgpu::AdapterInfo, curve: Curve, layout: FieldLayout) -> FieldCode {
-    let wide_fq2 = curve == Curve::Bls12_381G2;
-    if is_swiftshader(info) || (wide_fq2 && layout == FieldLayout::Limbs13x20 && !has_loop_cap(info)) {
+    let bls_g2_portable = curve == Curve::Bls12_381G2 && layout == FieldLayout::Limbs13x20;
+    if is_swiftshader(info) || (bls_g2_portable && !has_loop_cap(info)) {
         FieldCode::Looped
     } else {
         FieldCode::Unrolled
