@@ -271,9 +271,15 @@ fn the_warm_up_keeps_calls_off_compiles() {
     assert_eq!(engine.placement(512), Route::Gpu, "the bases went to the GPU");
     assert_eq!(early.unwrap(), want);
     assert_eq!(compiled_early, 0, "the call before the warm-up compiled nothing");
+    assert!(!gpu.is_warm(&gpu.config_for(512), 512));
 
     pollster::block_on(engine.warm_up()).unwrap();
     assert!(engine.is_ready());
+    assert!(gpu.is_warm(&gpu.config_for(512), 512));
+    // what the browser package's warm-up compiles first: the bytes kernels
+    assert!(!gpu.bases_are_warm());
+    pollster::block_on(gpu.warm_up_bases()).unwrap();
+    assert!(gpu.bases_are_warm());
     assert_eq!(engine.warm_up_progress(), Some((2, 2)));
     assert_eq!(engine.route(512), Route::Gpu);
     let compiled = gpu.compile_log().len();

@@ -59,7 +59,8 @@ const knobs = Object.fromEntries(args.knob.map((k) => k.split("=")));
 const t0 = now();
 await init({ dawnOptions: args.dawn.split(" ").filter(Boolean) });
 const fieldCode = args["field-code"];
-const ctx = await MsmContext.create({ ...group, limits: args.limits, ...(fieldCode ? { fieldCode } : {}) });
+// no background warm-up: the first call's compile is part of what this measures
+const ctx = await MsmContext.create({ ...group, limits: args.limits, warmUp: false, ...(fieldCode ? { fieldCode } : {}) });
 const adapter = ctx.adapter;
 console.error(`${args.curve} ${args.group}; adapter: ${adapter.name} (${adapter.adapterClass}), field ${adapter.fieldLayout} ${adapter.fieldCode}, ` +
   `inversion ${adapter.inversion}, limits ${args.limits}; context in ${f(now() - t0, 0)} ms`);

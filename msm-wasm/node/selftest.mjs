@@ -26,7 +26,7 @@ for (const name of args.groups.split(",")) {
   const t = performance.now();
   let ctx;
   try {
-    ctx = await MsmContext.create({ curve, group });
+    ctx = await MsmContext.create({ curve, group, warmUp: false });
   } catch (e) {
     console.log(`FAIL  ${name}: no context: ${e.message}`);
     reports.push({ group: name, passed: false, error: e.message });

@@ -8,22 +8,30 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use msm_core::{
-    AdapterClass, BaseFormat, BaseSet, Curve, GpuContext, GpuCurve, HostBytes, MsmConfig, MsmError, MsmRun, Scalars,
-};
+use msm_core::{AdapterClass, BaseFormat, Curve, GpuContext, HostBytes, MsmConfig, MsmError};
 use wasm_bindgen::prelude::*;
 
+use crate::bases::{self, cpu_msm_group, msm_group, on_host, points_start, prefix, upload_group, Bases};
 use crate::encoding::{self, body_start};
 use crate::js::{from_js, js_error, to_js};
 use crate::options::{BasesOptions, ContextOptions, MsmOptions};
 use crate::result::MsmResult;
+use crate::warm::WarmUp;
 
-/// A WebGPU device with the MSM pipelines compiled on first use and cached.
-/// Create one and reuse it: the first MSM of each knob setting compiles shaders.
+/// A WebGPU device with the MSM pipelines, compiled in the background from
+/// creation (small calls run on the CPU until theirs are ready) and cached.
+/// Create one and reuse it.
 #[wasm_bindgen]
 pub struct MsmContext {
     pub(crate) ctx: Rc<GpuContext>,
     pub(crate) config: RefCell<MsmConfig>,
+    warm: Rc<WarmUp>,
+}
+
+impl Drop for MsmContext {
+    fn drop(&mut self) {
+        self.warm.stop();
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -49,6 +57,15 @@ impl MsmContext {
     pub async fn create(
         #[wasm_bindgen(unchecked_optional_param_type = "ContextOptions")] options: JsValue,
     ) -> Result<MsmContext, JsError> {
+        // a function does not survive `from_js`'s JSON: read it first
+        let on_progress = js_sys::Reflect::get(&options, &"onProgress".into())
+            .ok()
+            .filter(|f| !f.is_undefined() && !f.is_null());
+        let on_progress = match on_progress.map(|f| f.dyn_into::<js_sys::Function>()) {
+            Some(Ok(f)) => Some(f),
+            Some(Err(_)) => return Err(js_error("ContextOptions: onProgress: expected a function")),
+            None => None,
+        };
         let options: ContextOptions = from_js(options, "ContextOptions")?;
         let core = options.to_core().map_err(js_error)?;
         let ctx = GpuContext::new(&core).await.map_err(js_error)?;
@@ -57,10 +74,34 @@ impl MsmContext {
         let mut base = MsmConfig::web();
         base.fit_walker_threads(&ctx.bounds());
         let config = options.knobs_over(&base).map_err(js_error)?;
+        let ctx = Rc::new(ctx);
+        let (background, max_points, cpu_max_points) = options.warm_up(ctx.is_software());
+        let warm = WarmUp::new(config.clone(), max_points, cpu_max_points, background, on_progress);
+        warm.start(ctx.clone());
         Ok(MsmContext {
-            ctx: Rc::new(ctx),
+            ctx,
             config: RefCell::new(config),
+            warm,
         })
+    }
+
+    /// Resolves once every pipeline of the context's knobs is compiled for
+    /// MSMs up to `warmUpMaxPoints` (compiling what the background has not
+    /// yet); rejects when a compile fails. Calls after it run on the GPU.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn ready(&self) -> js_sys::Promise {
+        let (ctx, warm) = (self.ctx.clone(), self.warm.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            warm.finish(&ctx).await.map_err(|e| JsValue::from(js_error(e)))?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Where the warm-up stands: `{ done, total, ready, failed }` (steps:
+    /// the bases kernels, then one per size class).
+    #[wasm_bindgen(getter, js_name = warmUpProgress, unchecked_return_type = "WarmUpProgress")]
+    pub fn warm_up_progress(&self) -> JsValue {
+        to_js(&self.warm.progress())
     }
 
     /// The adapter and how this context uses it.
@@ -156,11 +197,33 @@ impl MsmContext {
         let ctx = self.ctx.clone();
         let table = from_js::<BasesOptions>(options, "BasesOptions")
             .and_then(|o| o.table().map_err(|e| js_error(format!("BasesOptions: {e}"))));
+        // While the warm-up runs, a set small enough for the CPU is decoded
+        // there too, and goes to the GPU now only if that compiles nothing.
+        let host_copy = self.warm.cpu_allowed() && matches!(table, Ok(None));
+        let cpu_max = self.warm.cpu_max_points();
         wasm_bindgen_futures::future_to_promise(async move {
             let table = table.map_err(JsValue::from)?;
             let array = typed_array(bytes, what)?;
-            let inner = for_group!(ctx.curve(), upload_group(&ctx, &array, format, table, what).await)?;
-            Ok(Bases { inner }.into())
+            let curve = ctx.curve();
+            let all = HostBytes::js(&array);
+            let start = for_group!(curve, points_start(all, format, what))?;
+            let points = (all.len() - start) / curve.point_bytes();
+            if host_copy && points <= cpu_max {
+                let gpu = if ctx.bases_are_warm() {
+                    Some(for_group!(
+                        curve,
+                        upload_group(&ctx, all.range(start..all.len()), format, None, what).await
+                    )?)
+                } else {
+                    None
+                };
+                return Ok(for_group!(curve, on_host(&array, format, what, gpu))?.into());
+            }
+            let set = for_group!(
+                curve,
+                upload_group(&ctx, all.range(start..all.len()), format, table, what).await
+            )?;
+            Ok(bases::on_gpu(curve, set).into())
         })
     }
 
@@ -177,10 +240,9 @@ impl MsmContext {
         #[wasm_bindgen(unchecked_optional_param_type = "MsmOptions")] options: JsValue,
     ) -> js_sys::Promise {
         let prepared = self.prepare_batch(bases, vec![scalars], options, false);
-        let ctx = self.ctx.clone();
+        let (ctx, cpu) = (self.ctx.clone(), self.runs_on_cpu(&prepared));
         wasm_bindgen_futures::future_to_promise(async move {
-            let (bases, vectors, config) = prepared.map_err(JsValue::from)?;
-            let results = for_group!(bases.curve(), msm_group(&ctx, &bases, &vectors, &config).await)?;
+            let results = run(&ctx, prepared, cpu).await?;
             Ok(results.into_iter().next().expect("one result").into())
         })
     }
@@ -202,10 +264,9 @@ impl MsmContext {
         } else {
             Err(js_error("msmBatch: expected an array of Uint8Array scalar vectors"))
         };
-        let ctx = self.ctx.clone();
+        let (ctx, cpu) = (self.ctx.clone(), self.runs_on_cpu(&prepared));
         wasm_bindgen_futures::future_to_promise(async move {
-            let (bases, vectors, config) = prepared.map_err(JsValue::from)?;
-            let results = for_group!(bases.curve(), msm_group(&ctx, &bases, &vectors, &config).await)?;
+            let results = run(&ctx, prepared, cpu).await?;
             let array = js_sys::Array::new();
             for r in results {
                 array.push(&r.into());
@@ -235,9 +296,9 @@ impl MsmContext {
             let all = HostBytes::js(&array);
             let start = body_start(all.len(), encoding::SCALAR_BYTES, || prefix(&all), &name).map_err(js_error)?;
             let n = (all.len() - start) / encoding::SCALAR_BYTES;
-            if n > bases.length() {
+            if n > bases.inner.len() {
                 let e = MsmError::LengthMismatch {
-                    bases: bases.length(),
+                    bases: bases.inner.len(),
                     scalars: n,
                 };
                 return Err(js_error(format!("{name}: {e}")));
@@ -245,6 +306,26 @@ impl MsmContext {
             out.push((array, start));
         }
         Ok((bases.inner.clone(), out, config))
+    }
+
+    /// Whether a prepared call runs on the CPU: while the warm-up runs, for
+    /// a small call with the context's knobs on bases with a CPU copy,
+    /// unless the GPU would wait on no compile. Decided when the call is
+    /// made, so a caller that read `warmUpProgress` knows where it runs.
+    fn runs_on_cpu(&self, prepared: &Result<Prepared, JsError>) -> bool {
+        let Ok((bases, vectors, config)) = prepared else {
+            return false;
+        };
+        let n = vectors
+            .iter()
+            .map(|(a, start)| (a.length() as usize - start) / encoding::SCALAR_BYTES);
+        let n = n.max().unwrap_or(0);
+        if !self.warm.cpu_allowed() {
+            bases.drop_host();
+            return false;
+        }
+        let gpu_ready = (bases.is_on_gpu() || self.ctx.bases_are_warm()) && self.ctx.is_warm(config, n);
+        bases.host().is_some() && n <= self.warm.cpu_max_points() && config == self.warm.config() && !gpu_ready
     }
 
     /// The curve group this context runs: `{ curve, group }`.
@@ -274,14 +355,20 @@ fn typed_array(value: JsValue, what: &str) -> Result<js_sys::Uint8Array, JsError
         .map_err(|_| js_error(format!("{what}: expected a Uint8Array")))
 }
 
-/// The first 8 bytes (an arkworks `Vec` length prefix).
-fn prefix(bytes: &HostBytes<'_>) -> [u8; 8] {
-    bytes.read(0..8).try_into().expect("8 bytes")
+/// Runs a prepared call on the CPU (arkworks in wasm) or the GPU.
+async fn run(ctx: &GpuContext, prepared: Result<Prepared, JsError>, cpu: bool) -> Result<Vec<MsmResult>, JsValue> {
+    let (bases, vectors, config) = prepared.map_err(JsValue::from)?;
+    let curve = bases.curve();
+    if let (true, Some(host)) = (cpu, bases.host()) {
+        return for_group!(curve, cpu_msm_group(&host, &vectors));
+    }
+    let set = bases.on_gpu(ctx).await?;
+    for_group!(curve, msm_group(ctx, &set, &vectors, &config).await)
 }
 
 /// An MSM batch's checked inputs: the bases, each vector's array with where
 /// its scalars begin (after a length prefix), the knobs.
-type Prepared = (GroupBases, Vec<(js_sys::Uint8Array, usize)>, MsmConfig);
+type Prepared = (Rc<bases::Inner>, Vec<(js_sys::Uint8Array, usize)>, MsmConfig);
 
 /// `{ curve, group }` of a group.
 pub(crate) fn group_description(curve: Curve) -> serde_json::Value {
@@ -292,136 +379,4 @@ pub(crate) fn group_description(curve: Curve) -> serde_json::Value {
         Curve::Bls12_381G2 => ("bls12-381", "g2"),
     };
     serde_json::json!({ "curve": name, "group": group })
-}
-
-/// Uploads the bases of `array` (after an arkworks length prefix in that
-/// format), with their table where `table` asks for one.
-async fn upload_group<C: WebGroup>(
-    ctx: &GpuContext,
-    array: &js_sys::Uint8Array,
-    format: BaseFormat,
-    table: Option<Option<u32>>,
-    what: &str,
-) -> Result<GroupBases, JsValue> {
-    let all = HostBytes::js(array);
-    let start = match format {
-        BaseFormat::Arkworks => body_start(all.len(), C::CURVE.point_bytes(), || prefix(&all), what),
-        BaseFormat::Raw => Ok(0),
-    }
-    .map_err(js_error)?;
-    let mut inner = ctx
-        .upload_bases_bytes::<C>(all.range(start..all.len()), format)
-        .await
-        .map_err(|e| match e {
-            MsmError::InvalidBase { index, defect } => js_error(encoding::base_error(what, index, defect)),
-            e => js_error(format!("{what}: {e}")),
-        })?;
-    if let Some(c) = table {
-        (ctx.build_table(&mut inner, c).await).map_err(|e| js_error(format!("{what}: the table: {e}")))?;
-    }
-    Ok(C::wrap(inner))
-}
-
-/// The MSMs of `bases` (of the group `C`) with each vector, one submission.
-async fn msm_group<C: WebGroup>(
-    ctx: &GpuContext,
-    bases: &GroupBases,
-    vectors: &[(js_sys::Uint8Array, usize)],
-    config: &MsmConfig,
-) -> Result<Vec<MsmResult>, JsValue> {
-    let bases = C::unwrap(bases).expect("dispatched on the bases' group");
-    let bytes: Vec<HostBytes<'_>> = vectors
-        .iter()
-        .map(|(a, start)| {
-            let all = HostBytes::js(a);
-            all.range(*start..all.len())
-        })
-        .collect();
-    let scalars: Vec<Scalars<'_>> = bytes.iter().map(|b| Scalars::Bytes(*b)).collect();
-    let run = ctx
-        .msm_batch_with(bases, &scalars, config)
-        .await
-        .map_err(|e| JsValue::from(js_error(e)))?;
-    let results = run.results.into_iter().zip(&scalars).map(|(result, v)| {
-        let run = MsmRun {
-            result,
-            plan: run.plan,
-            timings: run.timings.clone(),
-        };
-        MsmResult::new(run, v.len())
-    });
-    Ok(results.collect())
-}
-
-/// A base set of any group.
-#[derive(Clone)]
-enum GroupBases {
-    Bn254G1(Rc<msm_core::Bases<ark_bn254::g1::Config>>),
-    Bls12_381G1(Rc<msm_core::Bases<ark_bls12_381::g1::Config>>),
-    Bn254G2(Rc<msm_core::Bases<ark_bn254::g2::Config>>),
-    Bls12_381G2(Rc<msm_core::Bases<ark_bls12_381::g2::Config>>),
-}
-
-impl GroupBases {
-    fn set(&self) -> &BaseSet {
-        match self {
-            GroupBases::Bn254G1(b) => b,
-            GroupBases::Bls12_381G1(b) => b,
-            GroupBases::Bn254G2(b) => b,
-            GroupBases::Bls12_381G2(b) => b,
-        }
-    }
-
-    fn curve(&self) -> Curve {
-        self.set().curve()
-    }
-}
-
-/// A group's typed bases in and out of [`GroupBases`].
-trait WebGroup: GpuCurve {
-    fn wrap(bases: msm_core::Bases<Self>) -> GroupBases;
-    fn unwrap(bases: &GroupBases) -> Option<&msm_core::Bases<Self>>;
-}
-
-macro_rules! web_group {
-    ($config:ty, $variant:ident) => {
-        impl WebGroup for $config {
-            fn wrap(bases: msm_core::Bases<Self>) -> GroupBases {
-                GroupBases::$variant(Rc::new(bases))
-            }
-            fn unwrap(bases: &GroupBases) -> Option<&msm_core::Bases<Self>> {
-                match bases {
-                    GroupBases::$variant(b) => Some(b),
-                    _ => None,
-                }
-            }
-        }
-    };
-}
-
-web_group!(ark_bn254::g1::Config, Bn254G1);
-web_group!(ark_bls12_381::g1::Config, Bls12_381G1);
-web_group!(ark_bn254::g2::Config, Bn254G2);
-web_group!(ark_bls12_381::g2::Config, Bls12_381G2);
-
-/// A base set resident on one context's GPU.
-#[wasm_bindgen]
-pub struct Bases {
-    inner: GroupBases,
-}
-
-#[wasm_bindgen]
-impl Bases {
-    /// Number of points.
-    #[wasm_bindgen(getter)]
-    pub fn length(&self) -> usize {
-        self.inner.set().len()
-    }
-
-    /// The window width of the set's table of shifted bases (undefined
-    /// without one).
-    #[wasm_bindgen(getter, js_name = tableBits)]
-    pub fn table_bits(&self) -> Option<u32> {
-        self.inner.set().table_bits()
-    }
 }

@@ -39,6 +39,31 @@ export interface ContextOptions extends GroupOptions {
   limits?: "adapter" | "default";
   /** Default knobs of this context's MSMs. */
   config?: MsmOptions;
+  /** Compile the pipelines in the background from creation (default: on a
+   * GPU; not on a software adapter such as SwiftShader, whose compiles take
+   * the CPU the calls would run on):
+   * until those a call needs are ready, calls of up to `cpuMaxPoints` run on
+   * the CPU in wasm (`MsmResult.backend` says where). false: each call
+   * compiles what it needs when it needs it. */
+  warmUp?: boolean;
+  /** The largest MSM the warm-up prepares for (default 2^20 points). */
+  warmUpMaxPoints?: number;
+  /** The largest MSM that runs on the CPU while the warm-up runs (default
+   * 2^16 points); larger calls wait for their pipelines. */
+  cpuMaxPoints?: number;
+  /** Called as the warm-up advances (and when it fails). */
+  onProgress?: (p: WarmUpProgress) => void;
+}
+
+/** Where a context's warm-up stands: steps compiled (the bases kernels,
+ * then one per size class) of all. */
+export interface WarmUpProgress {
+  done: number;
+  total: number;
+  /** Every pipeline the warm-up prepares is compiled. */
+  ready: boolean;
+  /** Why a compile failed (the context's calls then compile on demand). */
+  failed: string | null;
 }
 
 export interface BasesOptions {

@@ -35,6 +35,8 @@ macro_rules! for_group {
 
 mod api;
 #[cfg(target_arch = "wasm32")]
+mod bases;
+#[cfg(target_arch = "wasm32")]
 mod context;
 pub mod encoding;
 mod js;
@@ -43,10 +45,14 @@ pub mod options;
 mod result;
 #[cfg(target_arch = "wasm32")]
 mod selftest;
+#[cfg(target_arch = "wasm32")]
+mod warm;
 
 pub use api::{adversarial_inputs, cpu_msm, passes, SampleInputs};
 #[cfg(target_arch = "wasm32")]
-pub use context::{Bases, MsmContext};
+pub use bases::Bases;
+#[cfg(target_arch = "wasm32")]
+pub use context::MsmContext;
 #[cfg(target_arch = "wasm32")]
 pub use result::MsmResult;
 

@@ -53,6 +53,14 @@ fn group_of(curve: Option<&str>, group: Option<&str>) -> Result<Curve, String> {
     }
 }
 
+/// The largest MSM a warm-up prepares for unless the options say (points).
+pub const DEFAULT_MAX_POINTS: usize = 1 << 20;
+
+/// The largest MSM that runs on the CPU while the GPU warms up, unless the
+/// options say: above it a call waits for its pipelines (wasm's one thread
+/// would take longer than the compile).
+pub const DEFAULT_CPU_MAX_POINTS: usize = 1 << 16;
+
 /// `ContextOptions` in TypeScript.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -87,6 +95,18 @@ pub struct ContextOptions {
     /// The default knobs of this context's MSMs.
     #[serde(default)]
     pub config: Option<MsmOptions>,
+    /// Compile the pipelines in the background from creation, small calls
+    /// running on the CPU meanwhile (default: on a GPU, not on a software
+    /// adapter); false: each call compiles what it needs when it needs it.
+    #[serde(default)]
+    pub warm_up: Option<bool>,
+    /// The largest MSM the warm-up prepares for (default 2^20 points).
+    #[serde(default)]
+    pub warm_up_max_points: Option<usize>,
+    /// The largest MSM that runs on the CPU while the warm-up runs (default
+    /// 2^16 points); larger calls wait for their pipelines.
+    #[serde(default)]
+    pub cpu_max_points: Option<usize>,
 }
 
 /// `BasesOptions` in TypeScript.
@@ -152,6 +172,17 @@ impl MsmOptions {
 }
 
 impl ContextOptions {
+    /// Whether the warm-up runs in the background (by default on a GPU: a
+    /// software adapter compiles on the CPU the calls would run on), the
+    /// largest MSM it prepares for, the largest that runs on the CPU meanwhile.
+    pub fn warm_up(&self, software: bool) -> (bool, usize, usize) {
+        (
+            self.warm_up.unwrap_or(!software),
+            self.warm_up_max_points.unwrap_or(DEFAULT_MAX_POINTS),
+            self.cpu_max_points.unwrap_or(DEFAULT_CPU_MAX_POINTS),
+        )
+    }
+
     /// `base` with the knobs of `config` applied.
     pub fn knobs_over(&self, base: &MsmConfig) -> Result<MsmConfig, String> {
         match &self.config {

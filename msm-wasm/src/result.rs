@@ -18,10 +18,13 @@ pub struct MsmResult {
     xy: Option<(String, String)>,
     plan: Option<Plan>,
     timings: MsmTimings,
+    backend: &'static str,
 }
 
 impl MsmResult {
-    pub(crate) fn new<C: GpuCurve>(run: MsmRun<C>, points: usize) -> Self {
+    /// `backend`: "gpu", or "cpu" for a call run by arkworks in wasm while
+    /// the context warmed up.
+    pub(crate) fn new<C: GpuCurve>(run: MsmRun<C>, points: usize, backend: &'static str) -> Self {
         let affine = run.result.into_affine();
         MsmResult {
             points,
@@ -30,6 +33,7 @@ impl MsmResult {
             xy: affine.xy().map(|(x, y)| (encoding::hex(&x), encoding::hex(&y))),
             plan: run.plan,
             timings: run.timings,
+            backend,
         }
     }
 }
@@ -66,6 +70,13 @@ impl MsmResult {
     #[wasm_bindgen(getter, js_name = isIdentity)]
     pub fn is_identity(&self) -> bool {
         self.xy.is_none()
+    }
+
+    /// Where the MSM ran: "gpu", or "cpu" (arkworks in wasm, while the
+    /// context's pipelines were compiling; no plan or GPU timings then).
+    #[wasm_bindgen(getter)]
+    pub fn backend(&self) -> String {
+        self.backend.to_string()
     }
 
     /// Number of points of the MSM.

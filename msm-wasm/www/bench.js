@@ -47,7 +47,7 @@ async function run(event) {
     // one context per curve group (each compiles its own pipelines)
     const group = { curve: k.curve, group: k.group };
     const key = `${k.curve} ${k.group}`;
-    if (context?.key !== key) context = { key, ctx: await MsmContext.create(group) };
+    if (context?.key !== key) context = { key, ctx: await MsmContext.create({ ...group, warmUp: false }) };
     const ctx = context.ctx;
     const adapter = ctx.adapter;
     const options = { timing: adapter.timestamps };

@@ -57,6 +57,26 @@ impl GpuContext {
         pollster::block_on(self.upload_bases_bytes(bytes, format))
     }
 
+    /// Compiles what [`GpuContext::upload_bases_bytes`] runs (the
+    /// conversion and, where the group has a cofactor, the subgroup test),
+    /// so that an upload waits on no compile.
+    pub async fn warm_up_bases(&self) -> Result<(), MsmError> {
+        self.precompile(self.bases_jobs()).await
+    }
+
+    /// Whether [`GpuContext::upload_bases_bytes`] would wait on no compile.
+    pub fn bases_are_warm(&self) -> bool {
+        self.is_compiled(&self.bases_jobs())
+    }
+
+    fn bases_jobs(&self) -> Vec<crate::context::pipelines::PipelineJob> {
+        let mut jobs = vec![(ShaderId::Bases, "convert", vec![("WG", WG as f64)], None)];
+        if super::subgroup::has_cofactor(self.curve()) {
+            jobs.extend(super::subgroup::subgroup_jobs(self.curve()));
+        }
+        jobs
+    }
+
     diagnostics_pub! {
         /// [`GpuContext::upload_bases_bytes`] with at most `part_points` points a
         /// part and `dispatch_points` a conversion dispatch (each clamped to what

@@ -10,6 +10,7 @@ use bytemuck::{Pod, Zeroable};
 use msm_wgsl::ShaderId;
 
 use super::{BasePart, BaseSet};
+use crate::context::pipelines::PipelineJob;
 use crate::context::GpuContext;
 use crate::cpu::bases::BaseDefect;
 use crate::curve::Curve;
@@ -51,6 +52,16 @@ fn steps(curve: Curve) -> Vec<(&'static str, bool)> {
     }
     out.push(("finish", false));
     out
+}
+
+/// The test's kernels for `curve` (`mid` only in the two-step test).
+pub(crate) fn subgroup_jobs(curve: Curve) -> Vec<PipelineJob> {
+    let two_step = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords()).two_step;
+    ["begin", "dbl", "add", "mid", "finish"]
+        .into_iter()
+        .filter(|e| two_step || *e != "mid")
+        .map(|e| (ShaderId::Subgroup, e, vec![("WG", WG as f64)], None))
+        .collect()
 }
 
 /// Whether points of `curve` need the test (a cofactor other than 1).
@@ -111,20 +122,13 @@ impl GpuContext {
     ) -> Result<(), MsmError> {
         let batch = batch.clamp(1, BATCH_POINTS);
         let curve = self.curve();
-        let overrides = vec![("WG", WG as f64)];
-        let entries = ["begin", "dbl", "add", "mid", "finish"];
-        let two_step = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords()).two_step;
-        let used = if two_step { &entries[..] } else { &entries[..3] };
-        let jobs = used
-            .iter()
-            .chain(std::iter::once(&"finish"))
-            .map(|e| (ShaderId::Subgroup, *e, overrides.clone(), None))
-            .collect();
-        self.precompile(jobs).await?;
+        let jobs = subgroup_jobs(curve);
+        self.precompile(jobs.clone()).await?;
         let mut pipelines = std::collections::HashMap::new();
-        for e in entries.iter().filter(|e| used.contains(e) || **e == "finish") {
-            pipelines.insert(*e, self.pipeline(ShaderId::Subgroup, e, &overrides, None).await?);
+        for (id, entry, overrides, pass) in &jobs {
+            pipelines.insert(*entry, self.pipeline(*id, entry, overrides, *pass).await?);
         }
+        let two_step = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords()).two_step;
         let longest = parts.iter().map(|p| p.len).max().unwrap_or(0).min(batch);
         let stride = if two_step { 8 } else { 4 };
         let degree = if curve.coords() == msm_wgsl::Coords::Fq2 { 2 } else { 1 };

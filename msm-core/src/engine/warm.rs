@@ -83,7 +83,7 @@ impl WarmUp {
             if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
             }
-            if let Err(e) = ctx.warm_up_for(n).await {
+            if let Err(e) = ctx.warm_up(&ctx.config_for(n), n).await {
                 tracing::warn!(error = %e, n, "GPU warm-up failed: MSMs stay on the CPU");
                 *self.state.lock().unwrap() = State::Failed(e.to_string());
                 return;
@@ -103,7 +103,7 @@ impl WarmUp {
     /// compiles twice.
     pub(super) async fn finish(&self, ctx: &GpuContext) -> Result<(), MsmError> {
         for &n in &self.sizes {
-            ctx.warm_up_for(n).await?;
+            ctx.warm_up(&ctx.config_for(n), n).await?;
         }
         let mut state = self.state.lock().unwrap();
         if !matches!(*state, State::Failed(_)) {

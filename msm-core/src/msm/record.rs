@@ -74,23 +74,22 @@ impl GpuContext {
         jobs
     }
 
-    /// Whether an MSM of `n` points over plain bases, with the context's
-    /// config, would find every pipeline it runs compiled (it would wait on
-    /// no compile).
-    pub(crate) fn pipelines_ready_for(&self, n: usize) -> bool {
-        let config = self.config_for(n);
-        match self.plan(n.max(1), &config) {
-            Ok(plan) => self.is_compiled(&self.pass_jobs(&config, &plan, self.passes_for(&config), false)),
+    /// Whether an MSM of `n` points over plain bases under `config` would
+    /// find every pipeline it runs compiled (it would wait on no compile).
+    pub fn is_warm(&self, config: &MsmConfig, n: usize) -> bool {
+        match self.plan(n.max(1), config) {
+            Ok(plan) => self.is_compiled(&self.pass_jobs(config, &plan, self.passes_for(config), false)),
             Err(_) => false,
         }
     }
 
-    /// Compiles what an MSM of `n` points over plain bases runs with the
-    /// context's config (and, on a GPU, what other sizes share with it).
-    pub(crate) async fn warm_up_for(&self, n: usize) -> Result<(), MsmError> {
-        let config = self.config_for(n);
-        let plan = self.plan(n.max(1), &config)?;
-        self.pass_pipelines(&config, &plan, self.passes_for(&config)).await.map(|_| ())
+    /// Compiles what an MSM of `n` points over plain bases runs under
+    /// `config` (on a GPU also what other sizes share with it), so that
+    /// such a call compiles nothing: a warm-up to run in the background
+    /// while calls go elsewhere ([`crate::Engine`] does).
+    pub async fn warm_up(&self, config: &MsmConfig, n: usize) -> Result<(), MsmError> {
+        let plan = self.plan(n.max(1), config)?;
+        self.pass_pipelines(config, &plan, self.passes_for(config)).await.map(|_| ())
     }
 
     /// The pipelines of `passes` for `plan` under `config` (compiled on first

@@ -18,7 +18,7 @@ let ctx;
 
 before(async () => {
   await init({ dawnOptions: ["backend=vulkan"] });
-  ctx = await MsmContext.create();
+  ctx = await MsmContext.create({ warmUp: false });
 });
 
 const equal = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
@@ -164,7 +164,7 @@ test("mistakes reject with a message naming the item", async () => {
   await rejects(ctx.msm(bases, extra), /at most one scalar per base/);
   await rejects(ctx.msm(bases, inputs.scalars, { walkerSlots: 0 }), /walker_slots/);
   await rejects(ctx.msm(bases, inputs.scalars, { walkerTbp: 64 }), /walkerTbp/);
-  const other = await MsmContext.create();
+  const other = await MsmContext.create({ warmUp: false });
   await rejects(other.msm(bases, inputs.scalars), /another context/);
   await rejects(MsmContext.create({ fieldLayout: "32x8-int64" }), /64-bit/);
 });
@@ -177,8 +177,40 @@ test("timing reports every pass", async () => {
   assert.ok(r.gpuWallMs > 0 && r.windowBits > 0);
 });
 
+test("a fresh context answers at once on the CPU, then on the GPU once ready", async () => {
+  const seen = [];
+  const fresh = await MsmContext.create({ warmUp: true, warmUpMaxPoints: 64, onProgress: (p) => seen.push(p) });
+  const inputs = new SampleInputs(64, 9n);
+  const want = cpuMsm(inputs.bases, inputs.scalars);
+  const bases = await fresh.uploadBases(inputs.bases);
+  // no step done: the bases kernels are not compiled, so a call of the
+  // context's knobs runs on the CPU (on lavapipe that compile takes seconds)
+  const early = fresh.warmUpProgress.done === 0;
+  if (process.env.MSM_DAWN_CLASS === "lavapipe") assert.ok(early, JSON.stringify(fresh.warmUpProgress));
+  const first = fresh.msm(bases, inputs.scalars);
+  const batch = fresh.msmBatch(bases, [inputs.scalars, inputs.scalars.slice(0, 17 * 32)]);
+  const got = await first;
+  assert.ok(equal(got.point, want), "first call");
+  const [a, b] = await batch;
+  assert.ok(equal(a.point, want) && equal(b.point, cpuMsm(inputs.bases, inputs.scalars.slice(0, 17 * 32))), "batch");
+  if (early) assert.deepEqual([got.backend, a.backend, got.windowBits], ["cpu", "cpu", 0]);
+  await fresh.ready();
+  const p = fresh.warmUpProgress;
+  assert.deepEqual([p.ready, p.done, p.failed], [true, p.total, null]);
+  assert.ok(seen.length > 0 && seen.at(-1).ready, JSON.stringify(seen));
+  const after = await fresh.msm(bases, inputs.scalars);
+  assert.ok(equal(after.point, want) && after.backend === "gpu" && after.windowBits > 0, "after ready");
+  // a bad point is refused on the CPU path as on the GPU's
+  const again = await MsmContext.create({ warmUp: true, warmUpMaxPoints: 1 });
+  const bad = inputs.bases.slice();
+  bad[2 * 64 + 30] ^= 1;
+  await rejects(again.uploadBases(bad), /^bases: point 2 is refused: /);
+  again.free(); // its warm-up stops
+  await assert.rejects(MsmContext.create({ onProgress: 3 }), /onProgress: expected a function/);
+});
+
 test("WebGPU's default limits plan within them", async () => {
-  const small = await MsmContext.create({ limits: "default" });
+  const small = await MsmContext.create({ limits: "default", warmUp: false });
   assert.equal(small.limits.maxStorageBufferBindingSize, 128 * 1024 * 1024);
   const inputs = new SampleInputs(300, 4n);
   const bases = await small.uploadBases(inputs.bases);
@@ -200,7 +232,7 @@ const skip = !process.env.MSM_DAWN_GROUPS && "set MSM_DAWN_GROUPS=1";
 for (const [curve, group] of [["bls12-381", "g1"], ["bn254", "g2"], ["bls12-381", "g2"]]) {
   test(`${curve} ${group} matches arkworks`, { skip }, async () => {
     const g = { curve, group };
-    const gctx = await MsmContext.create(g);
+    const gctx = await MsmContext.create({ ...g, warmUp: false });
     const t0 = performance.now();
     assert.deepEqual(gctx.group, g);
     const size = gctx.pointBytes;

@@ -18,15 +18,19 @@ thread_local! {
     static CTX: RefCell<Option<Rc<MsmContext>>> = const { RefCell::new(None) };
 }
 
-/// One context for every test of this binary: pipelines compile once.
+/// One context for every test of this binary: pipelines compile once, on
+/// demand (no background warm-up: every call runs on the GPU).
 pub async fn context() -> Rc<MsmContext> {
     if let Some(c) = CTX.with(|c| c.borrow().clone()) {
         return c;
     }
-    let ctx = Rc::new(MsmContext::create(JsValue::UNDEFINED).await.expect("a WebGPU context"));
+    let ctx = Rc::new(MsmContext::create(js(NO_WARM_UP)).await.expect("a WebGPU context"));
     CTX.with(|c| *c.borrow_mut() = Some(ctx.clone()));
     ctx
 }
+
+/// Context options for calls that must run on the GPU.
+pub const NO_WARM_UP: &str = r#"{"warmUp": false}"#;
 
 pub fn js(json: &str) -> JsValue {
     js_sys::JSON::parse(json).expect("valid JSON")
@@ -212,7 +216,7 @@ pub async fn batch_mistakes_are_js_exceptions(ctx: &MsmContext) {
 /// prefix, every adversarial class, refusals; all against arkworks in wasm.
 pub async fn group_matches_arkworks(options: &str) {
     let group = js(options);
-    let ctx = MsmContext::create(group.clone())
+    let ctx = MsmContext::create(js(&options.replace('}', r#", "warmUp": false}"#)))
         .await
         .unwrap_or_else(|e| panic!("{options}: {}", error_message(e)));
     let described = js_sys::JSON::stringify(&ctx.group()).unwrap();
