@@ -187,12 +187,13 @@ pub(crate) fn on_host<C: WebGroup>(
     what: &'static str,
     gpu: Option<GroupBases>,
 ) -> Result<Bases, JsValue> {
-    let all = array.to_vec();
+    let mut all = array.to_vec();
     let points = encoding::points_of::<C>(&all, format, what).map_err(js_error)?;
-    let start = all.len() - points.len() * C::CURVE.point_bytes();
     let pending = gpu.is_none().then(|| {
+        // the one copy kept, less an arkworks length prefix
+        all.drain(..all.len() - points.len() * C::CURVE.point_bytes());
         Rc::new(Pending {
-            bytes: all[start..].to_vec(),
+            bytes: all,
             format,
             what,
         })
