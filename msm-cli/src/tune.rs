@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::{CurveGroup, VariableBaseMSM};
-use msm_core::engine::profile::{self, Profile, ProfileRange};
+use msm_core::plan::profile::{self, Profile, ProfileRange};
 use msm_core::{Bases, GpuContext, GpuCurve, MsmConfig, MsmError, ProfileChoice};
 
 use crate::error::CliError;

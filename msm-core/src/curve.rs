@@ -145,7 +145,7 @@ impl Curve {
     /// for `n` points at window width `c`: ceil(scalar bits / c) copies of
     /// the points.
     pub fn table_bytes(self, n: usize, c: u32) -> u64 {
-        crate::bases::table_bytes(n, c, self)
+        n as u64 * (self.windows(c) as u64 * (self.base_bytes() - 4) + 4)
     }
 }
 

@@ -65,7 +65,7 @@ pub enum MsmError {
     #[error("base point {index} is refused: {defect}")]
     InvalidBase {
         index: usize,
-        defect: crate::cpu::bases::BaseDefect,
+        defect: crate::base_format::BaseDefect,
     },
     #[error(
         "{what} need {bytes} bytes in one binding; the adapter allows {limit}: use fewer points per chunk \

@@ -3,8 +3,6 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::plan::Plan;
-
 /// Twin of WGSL `MsmParams` (uniform).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
@@ -35,25 +33,6 @@ pub struct MsmParams {
 pub const SCALARS_CANONICAL: u32 = 0;
 /// Twin of WGSL `SCALARS_MONTGOMERY`: scalars as arkworks' Montgomery limbs.
 pub const SCALARS_MONTGOMERY: u32 = 1;
-
-impl From<&Plan> for MsmParams {
-    fn from(p: &Plan) -> Self {
-        MsmParams {
-            n: p.n,
-            c: p.c,
-            rows: p.rows(),
-            buckets: p.buckets,
-            tasks: p.tasks,
-            segments: p.segments,
-            base_offset: 0,
-            align: u32::from(p.align),
-            scalar_form: SCALARS_CANONICAL,
-            windows: p.windows,
-            vector_len: p.vector_len(),
-            table_stride: 0,
-        }
-    }
-}
 
 /// Twin of WGSL `PointRecord`: an affine point (packed Montgomery words) with
 /// its bucket; a final bucket sum or a walker partial.

@@ -68,6 +68,8 @@ macro_rules! diagnostics_modules {
 
 diagnostics_modules!(config, context, cpu, engine, error, layout, msm, passes, plan, repr);
 
+mod adapter;
+mod base_format;
 mod curve;
 
 mod bases;
@@ -90,18 +92,18 @@ pub mod sample;
 mod sample;
 mod selftest;
 
+pub use base_format::{BaseDefect, BaseFormat};
 pub use bases::Bases;
 pub use config::{MsmConfig, PrefMem, ReduceOn, TaskSplit};
 pub use context::{AdapterClass, ContextOptions, GpuContext, LimitsChoice, PipelineCacheDir};
-pub use cpu::bases::{BaseDefect, BaseFormat};
 pub use curve::{Bls12_381, Bn254, Curve, GpuCurve};
-pub use engine::profile::{ProfileChoice, ProfileSource};
 pub use engine::{Backend, Engine, EngineBases, EngineOptions, Route};
 pub use error::MsmError;
 pub use host_bytes::HostBytes;
 pub use knobs::KnobOverrides;
 pub use msm::{MsmBatchRun, MsmRun, MsmTimings, Scalars};
 pub use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, Inversion};
+pub use plan::profile::{ProfileChoice, ProfileSource};
 pub use selftest::{SelfTestCase, SelfTestReport};
 
 #[cfg(feature = "diagnostics")]
@@ -111,11 +113,12 @@ pub use {
         MAX_TABLE_BITS,
     },
     context::{
-        default_field_code, default_inversion, default_layout, is_swiftshader, msm_memory_on, CompileRecord,
-        CreatedObjects, LiveMemory, MsmMemory,
+        default_field_code, default_inversion, default_layout, is_swiftshader, CompileRecord, CreatedObjects,
+        LiveMemory,
     },
     diagnostics::MsmStages,
-    engine::profile::Profile,
+    msm::{msm_memory_on, MsmMemory},
     passes::Pass,
+    plan::profile::Profile,
     plan::Plan,
 };

@@ -74,7 +74,7 @@ fn profiles_apply_only_where_they_fit() {
     let layout = probe.field_layout().to_string();
     let mut profile = Profile::new(probe.adapter_info(), &layout, Curve::Bn254G1);
     profile.crossover = Some(12345);
-    profile.ranges.push(msm_core::engine::profile::ProfileRange {
+    profile.ranges.push(msm_core::plan::profile::ProfileRange {
         min_logn: 10,
         max_logn: 12,
         knobs: [("walker_slots".to_string(), "8".to_string())].into(),
@@ -173,7 +173,7 @@ fn profiles_and_crossovers_are_per_group() {
     theirs.crossover = Some(777);
     let mut ours = Profile::new(info, &layout, Curve::Bls12_381G1);
     ours.crossover = Some(333);
-    ours.ranges.push(msm_core::engine::profile::ProfileRange {
+    ours.ranges.push(msm_core::plan::profile::ProfileRange {
         min_logn: 10,
         max_logn: 12,
         knobs: [("walker_slots".to_string(), "2".to_string())].into(),

@@ -176,7 +176,7 @@ proptest! {
                     prop_assert!(p.max_task_len() <= b.walker_max_steps(&c, p.total_buckets()));
                 }
                 prop_assert!(p.total_buckets() * b.curve.record_bytes() <= b.max_binding_size);
-                prop_assert!(p.scratch_bytes() > 0);
+                prop_assert!(msm_core::passes::scratch_bytes(&p) > 0);
             }
             Err(e) => prop_assert!(typed(&e), "untyped refusal {e:?}"),
         }

@@ -89,7 +89,7 @@ fn thousand_msms_hold_memory_flat() {
     many_msms_hold_memory_flat(&own_context(), 1000);
 }
 
-/// `Plan::scratch_bytes` (what the docs' memory table and the checks before
+/// `passes::scratch_bytes` (what the docs' memory table and the checks before
 /// allocation use) equals what the context allocates for a new plan, and
 /// `live_memory` counts bases, scratch and results as they come and go.
 fn planned_bytes_are_allocated_bytes(ctx: &GpuContext) {

@@ -257,12 +257,12 @@ mod tests {
         bytes[64] ^= 1; // point 1's x: off the curve
         let b = HostBytes::slice(&bytes);
         assert!(matches!(
-            explain_refusal::<crate::Bn254>(b, BaseFormat::Arkworks, 1),
+            explain_refusal::<crate::curve::Bn254>(b, BaseFormat::Arkworks, 1),
             MsmError::InvalidBase { index: 1, .. }
         ));
         for index in [0, 3, 4, u32::MAX as usize - 1] {
             assert!(matches!(
-                explain_refusal::<crate::Bn254>(b, BaseFormat::Arkworks, index),
+                explain_refusal::<crate::curve::Bn254>(b, BaseFormat::Arkworks, index),
                 MsmError::CorruptResult
             ));
         }

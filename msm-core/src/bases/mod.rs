@@ -151,6 +151,14 @@ impl std::fmt::Debug for BaseSet {
 }
 
 impl GpuContext {
+    diagnostics_pub! {
+        /// Checks that `n` more bases fit on the device beside the base sets this
+        /// context holds, before anything is allocated.
+        fn check_bases_fit(&self, n: usize) -> Result<(), MsmError> {
+            self.check_bytes_fit(BaseSet::bytes_of(n, self.curve()), || format!("{n} bases"))
+        }
+    }
+
     /// The most points one base part may hold: a coordinate plane (32 bytes a
     /// BN254 point, 48 a BLS12-381 one) must fit one storage binding and one
     /// buffer (see `base_part_points`).

@@ -48,7 +48,7 @@ pub fn table_windows(c: u32, curve: Curve) -> u32 {
 
 /// GPU bytes of a table of `n` points of `curve` at width `c`.
 pub fn table_bytes(n: usize, c: u32, curve: Curve) -> u64 {
-    n as u64 * (table_windows(c, curve) as u64 * (curve.base_bytes() - 4) + 4)
+    curve.table_bytes(n, c)
 }
 
 /// The most points one table part holds: its T windows of a coordinate

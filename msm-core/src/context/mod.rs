@@ -2,11 +2,14 @@
 //! layout, explicit bind-group layouts per pass, and caches of compiled
 //! pipelines and per-plan scratch. Build it once and reuse it.
 
-mod adapter;
 mod buffers;
 mod disk_cache;
 mod health;
 mod options;
+mod pool;
+mod pools;
+mod scratch;
+mod staging;
 pub(crate) mod pipelines;
 mod waiter;
 
@@ -15,22 +18,22 @@ use std::sync::{Arc, Mutex};
 
 use msm_wgsl::{FieldCode, FieldLayout, FieldOptions, ShaderLibrary};
 
-pub use adapter::{
+pub use crate::adapter::{
     default_field_code, default_inversion, default_layout, has_loop_cap, is_swiftshader, list_adapters, AdapterClass,
 };
-#[cfg(test)]
-pub(crate) use adapter::test_adapter_info;
 pub use disk_cache::PipelineCacheDir;
 pub(crate) use health::LiveGuard;
-pub use health::{msm_memory_on, LiveMemory, MsmMemory};
+pub use health::LiveMemory;
 pub(crate) use options::Counters;
 pub use options::{ContextOptions, CreatedObjects, LimitsChoice};
 pub use pipelines::{CompileRecord, DEFAULT_COMPILE_TIMEOUT};
 pub use waiter::DEFAULT_GPU_TIMEOUT;
+pub(crate) use scratch::{Scratch, MAX_TIMESTAMPS};
+pub(crate) use staging::Staging;
 
 use crate::config::{MsmConfig, ReduceOn};
 use crate::curve::Curve;
-use crate::engine::profile::{self, Profile, ProfileChoice, ProfileRange, ProfileSource};
+use crate::plan::profile::{self, Profile, ProfileChoice, ProfileRange, ProfileSource};
 use crate::error::MsmError;
 use crate::knobs::KnobOverrides;
 use crate::plan::AdapterBounds;
@@ -49,11 +52,8 @@ pub struct GpuContext {
     info: wgpu::AdapterInfo,
     shaders: ShaderLibrary,
     pub(crate) pipelines: pipelines::PipelineCache,
-    pub(crate) scratch: Mutex<Vec<crate::msm::Scratch>>,
-    /// MAP_READ buffers for results, pooled across calls.
-    pub(crate) results: Mutex<Vec<wgpu::Buffer>>,
-    /// Mapped staging buffers for scalars, pooled across calls.
-    pub(crate) staging: Mutex<Vec<crate::msm::Staging>>,
+    /// Scratch, staging and result buffers kept between calls.
+    pools: pools::Pools,
     /// The caller's knobs, over the profile's.
     knobs: KnobOverrides,
     profile: Option<Profile>,
@@ -254,9 +254,7 @@ impl GpuContext {
             queue,
             info,
             shaders: ShaderLibrary::with_options(field)?,
-            scratch: Mutex::default(),
-            results: Mutex::default(),
-            staging: Mutex::default(),
+            pools: pools::Pools::new(),
             knobs: KnobOverrides::new(),
             profile: None,
             builtin_ranges: Vec::new(),
@@ -433,6 +431,12 @@ impl GpuContext {
     /// The adapter is a CPU implementation (lavapipe, SwiftShader, WARP...).
     pub fn is_software(&self) -> bool {
         self.adapter_class().is_software()
+    }
+
+    /// Lists the adapters this machine offers (name, backend, device type,
+    /// driver): the names `ContextOptions::adapter_name` matches.
+    pub async fn list_adapters() -> Vec<wgpu::AdapterInfo> {
+        list_adapters().await
     }
 
     /// What the adapter is (see [`AdapterClass`]).

@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicU64;
 use msm_wgsl::{FieldCode, FieldLayout, Inversion};
 
 use super::PipelineCacheDir;
-use crate::engine::profile::ProfileChoice;
+use crate::plan::profile::ProfileChoice;
 use crate::knobs::KnobOverrides;
 
 /// How to pick the adapter and the field module.

@@ -144,7 +144,7 @@ mod tests {
             inversion_loops: 78,
             field_int64: true,
         };
-        for split in [crate::TaskSplit::Equal, crate::TaskSplit::Buckets] {
+        for split in [crate::config::TaskSplit::Equal, crate::config::TaskSplit::Buckets] {
             let config = MsmConfig {
                 window_bits: Some(7),
                 walker_threads: Some(300),

@@ -156,7 +156,7 @@ impl GpuContext {
 
     /// The resident planes of `bases`, part by part: x and y (8 packed words
     /// a point) and the identity flags, as the MSM passes read them.
-    pub async fn read_bases(&self, bases: &crate::Bases) -> Result<Vec<BasePlanes>, MsmError> {
+    pub async fn read_bases(&self, bases: &crate::bases::Bases) -> Result<Vec<BasePlanes>, MsmError> {
         let mut out = Vec::new();
         for p in &bases.parts {
             out.push(BasePlanes {
@@ -171,7 +171,7 @@ impl GpuContext {
     /// The table of `bases` (`GpuContext::build_table`), part by part: x and
     /// y of every window (window major, the part's length apart) and the
     /// part's identity flags. Empty without a table.
-    pub async fn read_table(&self, bases: &crate::Bases) -> Result<Vec<BasePlanes>, MsmError> {
+    pub async fn read_table(&self, bases: &crate::bases::Bases) -> Result<Vec<BasePlanes>, MsmError> {
         let mut out = Vec::new();
         let Some(t) = &bases.table else {
             return Ok(out);

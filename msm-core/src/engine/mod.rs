@@ -11,7 +11,6 @@
 //! pipelines are not ready yet, so no call waits on a shader compile;
 //! [`Engine::warm_up`] awaits them.
 
-pub mod profile;
 mod warm;
 
 use std::sync::Arc;
@@ -288,7 +287,7 @@ impl Engine {
                 None => Ok(()),
                 Some(index) => Err(MsmError::InvalidBase {
                     index,
-                    defect: crate::BaseDefect::NotInSubgroup,
+                    defect: crate::base_format::BaseDefect::NotInSubgroup,
                 }),
             },
             _ => Err(MsmError::ForeignBases),

@@ -9,6 +9,7 @@
 
 mod batch;
 mod jobs;
+mod memory;
 mod plans;
 mod readback;
 mod record;
@@ -21,9 +22,7 @@ use ark_ff::BigInt;
 
 pub use batch::MsmBatchRun;
 pub use readback::{bucket_point, record_point};
-pub(crate) use readback::{decode_window_sums, result_bytes, xyzz_to_projective, TIMESTAMP_BYTES};
-pub(crate) use scratch::Scratch;
-pub(crate) use upload::Staging;
+pub(crate) use readback::{decode_window_sums, xyzz_to_projective};
 
 use crate::bases::{BaseSet, Bases};
 use crate::curve::{Bn254, Curve, GpuCurve};
@@ -35,6 +34,7 @@ use crate::layout::{SCALARS_CANONICAL, SCALARS_MONTGOMERY};
 use crate::passes::Pass;
 use crate::plan::Plan;
 pub(crate) use plans::CallPlans;
+pub use memory::{msm_memory_on, MsmMemory};
 
 /// Where the time of one MSM went.
 #[derive(Clone, Debug, Default)]

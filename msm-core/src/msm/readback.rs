@@ -7,8 +7,7 @@ use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::CurveGroup;
 use ark_ff::{Field, Zero};
 
-use super::scratch::{Scratch, MAX_TIMESTAMPS};
-use crate::context::GpuContext;
+use crate::context::{GpuContext, Scratch, MAX_TIMESTAMPS};
 use crate::passes::Buf;
 use crate::cpu;
 use crate::error::MsmError;
@@ -72,33 +71,6 @@ impl ResultLayout {
 }
 
 impl GpuContext {
-    /// A MAP_READ buffer of at least `bytes`: pooled, so warm calls create
-    /// none.
-    pub(crate) fn take_results(&self, bytes: u64) -> wgpu::Buffer {
-        let need = bytes.max(self.curve().xyzz_bytes());
-        let mut pool = self.results.lock().unwrap();
-        match pool.iter().position(|b| b.size() >= need) {
-            Some(i) => pool.swap_remove(i),
-            None => {
-                drop(pool);
-                self.create_buffer(
-                    "results",
-                    need,
-                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                )
-            }
-        }
-    }
-
-    pub(crate) fn put_results(&self, buf: wgpu::Buffer) {
-        let mut pool = self.results.lock().unwrap();
-        pool.push(buf);
-        if pool.len() > 4 {
-            pool.sort_by_key(|b| std::cmp::Reverse(b.size()));
-            pool.truncate(4);
-        }
-    }
-
     /// The window sums of a chunk whose bucket sums the host reduces: counts
     /// and bucket sums read back, running sums on the CPU.
     pub(crate) async fn host_window_sums<C: GpuCurve>(&self, s: &Scratch) -> Result<Vec<Projective<C>>, MsmError> {

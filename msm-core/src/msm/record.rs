@@ -161,7 +161,7 @@ impl GpuContext {
             return timed;
         };
         for (pass, kernels) in &pipelines.passes {
-            debug_assert!(2 * (timed.len() + kernels.len()) <= super::scratch::MAX_TIMESTAMPS as usize);
+            debug_assert!(2 * (timed.len() + kernels.len()) <= crate::context::MAX_TIMESTAMPS as usize);
             for (k, p) in kernels {
                 let i = 2 * timed.len() as u32;
                 let label = k.label(*pass);

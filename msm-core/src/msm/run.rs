@@ -13,7 +13,7 @@ use ark_ff::Zero;
 use super::jobs::Job;
 use super::readback::{decode_rows, ResultLayout};
 use super::record::PlanEntry;
-use super::scratch::Scratch;
+use crate::context::Scratch;
 use super::{upload, MsmTimings, Scalars};
 use crate::bases::BaseSet;
 use crate::curve::{Bn254, GpuCurve};
@@ -299,7 +299,7 @@ impl GpuContext {
     /// buffer. Returns the milliseconds it took and whether every scalar was
     /// readable.
     fn write_staging(
-        staging: &upload::Staging,
+        staging: &crate::context::Staging,
         jobs: &[Job<'_>],
         scalar_offsets: &[u64],
         bytes: u64,
@@ -327,7 +327,7 @@ impl GpuContext {
         jobs: &[Job<'_>],
         pipelines: &[Option<PlanEntry>],
         scratch: &mut [Option<Scratch>],
-        staging: &upload::Staging,
+        staging: &crate::context::Staging,
         scalar_offsets: &[u64],
         results: (&wgpu::Buffer, &ResultLayout),
         config: &MsmConfig,

@@ -11,16 +11,13 @@
 //! per 256 KiB on the H200 under Dawn), and `GPUQueue.writeBuffer` moves
 //! 2.6 GB/s there against 9 GB/s for the mapped copy (docs/benchmarks.md).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-
 use ark_bn254::Fr;
 use ark_ff::BigInt;
 #[cfg(not(target_arch = "wasm32"))]
 use wgpu::WriteOnly;
 
 use super::Scalars;
-use crate::context::GpuContext;
+use crate::context::Staging;
 use crate::error::MsmError;
 
 /// Scalars per parallel chunk.
@@ -28,37 +25,6 @@ use crate::error::MsmError;
 const CHUNK: usize = 8192;
 #[cfg(not(target_arch = "wasm32"))]
 const CHUNK_BYTES: usize = CHUNK * 32;
-/// Staging buffers the pool keeps.
-const POOLED: usize = 3;
-/// Staging sizes round up to this, so nearby sizes share a buffer.
-const GRANULE: u64 = 1 << 20;
-
-/// A MAP_WRITE staging buffer and whether it is mapped now.
-pub(crate) struct Staging {
-    pub(crate) buffer: wgpu::Buffer,
-    /// Set by the map callback; clear while the GPU may read the buffer.
-    ready: Arc<AtomicBool>,
-}
-
-impl Staging {
-    const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::MAP_WRITE.union(wgpu::BufferUsages::COPY_SRC);
-
-    /// Maps the buffer again once the submitted copies out of it have run.
-    pub(crate) fn remap(&self) {
-        let ready = self.ready.clone();
-        self.buffer.slice(..).map_async(wgpu::MapMode::Write, move |r| {
-            if r.is_ok() {
-                ready.store(true, Ordering::Release);
-            }
-        });
-    }
-
-    /// Ends the writes before the submission that copies out of the buffer.
-    pub(crate) fn finish_writes(&self) {
-        self.buffer.unmap();
-    }
-}
-
 /// Native: written through wgpu's mapped views (the mapping itself).
 #[cfg(not(target_arch = "wasm32"))]
 impl Staging {
@@ -154,43 +120,6 @@ pub(crate) fn write_scalars_to(
         _ => {}
     }
     Ok(())
-}
-
-impl GpuContext {
-    /// A mapped staging buffer of at least `bytes`: a pooled one that is
-    /// mapped now, else a new one (created mapped).
-    pub(crate) fn take_staging(&self, bytes: u64) -> Staging {
-        let mut pool = self.staging.lock().unwrap();
-        let found = pool
-            .iter()
-            .position(|s| s.buffer.size() >= bytes && s.ready.load(Ordering::Acquire));
-        if let Some(i) = found {
-            let s = pool.swap_remove(i);
-            s.ready.store(false, Ordering::Release);
-            return s;
-        }
-        drop(pool);
-        let buffer = self.create_buffer_mapped(
-            "staging",
-            bytes.div_ceil(GRANULE).max(1) * GRANULE,
-            Staging::USAGE,
-            true,
-        );
-        Staging {
-            buffer,
-            ready: Arc::new(AtomicBool::new(false)),
-        }
-    }
-
-    /// Returns a staging buffer whose remap is under way (the largest few are kept).
-    pub(crate) fn put_staging(&self, s: Staging) {
-        let mut pool = self.staging.lock().unwrap();
-        pool.push(s);
-        if pool.len() > POOLED {
-            pool.sort_by_key(|s| std::cmp::Reverse(s.buffer.size()));
-            pool.truncate(POOLED);
-        }
-    }
 }
 
 /// Writes scalars in any form (32 bytes each) into mapped upload memory.

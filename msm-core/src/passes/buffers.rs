@@ -134,6 +134,27 @@ impl Buf {
     }
 }
 
+/// The passes' uniform for `plan`: a whole-vector call over the first
+/// bases, canonical scalars, no table (callers adjust per chunk).
+impl From<&Plan> for MsmParams {
+    fn from(p: &Plan) -> Self {
+        MsmParams {
+            n: p.n,
+            c: p.c,
+            rows: p.rows(),
+            buckets: p.buckets,
+            tasks: p.tasks,
+            segments: p.segments,
+            base_offset: 0,
+            align: u32::from(p.align),
+            scalar_form: crate::layout::SCALARS_CANONICAL,
+            windows: p.windows,
+            vector_len: p.vector_len(),
+            table_stride: 0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

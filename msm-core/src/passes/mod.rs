@@ -213,7 +213,11 @@ impl Kernel {
     }
 }
 
-/// `n` rounded up to a power of two (the leaves of a batch-inverse tree).
-pub(crate) fn tree_leaves(threads: u32) -> u32 {
-    threads.max(1).next_power_of_two()
+pub(crate) use crate::plan::geometry::tree_leaves;
+
+/// Bytes of the GPU buffers the passes use for `plan` (the context's
+/// per-plan scratch), before the bases and the results: the GPU memory one
+/// chunk adds. The scratch allocates from the same list.
+pub fn scratch_bytes(plan: &Plan) -> u64 {
+    Buf::SCRATCH.iter().map(|b| b.bytes(plan)).sum()
 }

@@ -5,14 +5,14 @@
 //! CPU twin: [`crate::cpu::reduce`].
 
 use super::{Binding, Buf, Kernel};
-use crate::plan::Plan;
+use crate::plan::{geometry, Plan};
 
 /// Workgroup size of `segments` and `groups` (override `WG`; a power of two).
-pub const WG: u32 = 64;
+pub const WG: u32 = geometry::REDUCE_WG;
 /// The largest workgroup of `windows` (override `WIN_WG`, the plan's
 /// `win_wg`: a power of two, at least the groups of a window; the plan keeps
 /// at most WG x win_wg segments a window).
-pub const WIN_WG_MAX: u32 = 256;
+pub const WIN_WG_MAX: u32 = geometry::REDUCE_WIN_WG_MAX;
 
 pub const BINDINGS: &[Binding] = &[
     Binding::uniform(0, Buf::Params),

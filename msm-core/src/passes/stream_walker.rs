@@ -4,7 +4,6 @@
 
 use super::{tree_leaves, Binding, Buf, Kernel};
 use crate::config::MsmConfig;
-use crate::curve::Curve;
 use crate::plan::Plan;
 
 pub const BINDINGS: &[Binding] = &[
@@ -17,19 +16,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding::write(6, Buf::Partials),
 ];
 
-/// Bytes of workgroup memory the walker needs: the inversion tree (2 x
-/// leaves - 1 packed values), two flag words and, for workgroup pref
-/// memory, TPB x S values.
-pub fn workgroup_bytes(config: &MsmConfig, curve: Curve) -> u64 {
-    let value = curve.coord_bytes();
-    let leaves = tree_leaves(config.walker_tpb) as u64;
-    let tree = (leaves + (leaves - 1).max(1)) * value;
-    let pref = match config.walker_pref_mem {
-        crate::config::PrefMem::Workgroup => config.walker_tpb as u64 * config.walker_slots as u64 * value,
-        crate::config::PrefMem::Private => 0,
-    };
-    tree + pref + 8
-}
+pub use crate::plan::geometry::walker_workgroup_bytes as workgroup_bytes;
 
 pub fn kernels(config: &MsmConfig, plan: &Plan) -> Vec<Kernel> {
     let tpb = config.walker_tpb;

@@ -4,10 +4,10 @@
 //! CPU twin: [`crate::cpu::combine`].
 
 use super::{Binding, Buf, Kernel};
-use crate::plan::Plan;
+use crate::plan::{geometry, Plan};
 
 /// Chain elements per block of the level above (override `BLOCK`).
-pub const BLOCK: u32 = 64;
+pub const BLOCK: u32 = geometry::COMBINE_BLOCK;
 /// Workgroup size of `blocks` (override `BLOCKS_WG`).
 pub const BLOCKS_WG: u32 = 64;
 /// Workgroup size of `owners` (override `OWNERS_WG`).
@@ -17,7 +17,7 @@ pub fn chain_sum_bytes(curve: crate::curve::Curve) -> u64 {
     curve.xyzz_bytes() + 4
 }
 /// Levels of block sums at most (chains of up to BLOCK^4 tasks).
-pub const MAX_LEVELS: u32 = 3;
+pub const MAX_LEVELS: u32 = geometry::COMBINE_MAX_LEVELS;
 
 pub const BINDINGS: &[Binding] = &[
     Binding::uniform(0, Buf::Params),

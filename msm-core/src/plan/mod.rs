@@ -6,8 +6,9 @@
 use crate::config::{MsmConfig, PrefMem, TaskSplit};
 use crate::curve::Curve;
 use crate::error::MsmError;
-use crate::passes::{stream_walker, walker_combine};
 
+pub mod geometry;
+pub mod profile;
 mod widths;
 
 pub use widths::{
@@ -114,13 +115,6 @@ impl Plan {
             q
         }
     }
-
-    /// Bytes of the GPU buffers the passes use for this plan (the context's
-    /// per-plan scratch), before the bases and the results: the GPU memory
-    /// one chunk adds. The scratch allocates from the same list.
-    pub fn scratch_bytes(&self) -> u64 {
-        crate::passes::Buf::SCRATCH.iter().map(|b| b.bytes(self)).sum()
-    }
 }
 
 /// What the adapter allows, as far as the plan is concerned.
@@ -168,7 +162,7 @@ impl AdapterBounds {
         let fit = (self.max_workgroup_storage / self.curve.xyzz_bytes() as u32)
             .min(self.max_invocations_per_workgroup)
             .min(self.max_workgroup_size_x)
-            .clamp(1, crate::passes::reduce::WIN_WG_MAX);
+            .clamp(1, geometry::REDUCE_WIN_WG_MAX);
         1 << (31 - fit.leading_zeros())
     }
 
@@ -180,7 +174,7 @@ impl AdapterBounds {
     pub fn walker_max_steps(&self, config: &MsmConfig, total_buckets: u64) -> u64 {
         let s = config.walker_slots as u64;
         let slot_loops = if config.walker_fused { 2 * s } else { 3 * s };
-        let levels = crate::passes::tree_leaves(config.walker_tpb).trailing_zeros() as u64;
+        let levels = geometry::tree_leaves(config.walker_tpb).trailing_zeros() as u64;
         let search = bucket_search_steps(total_buckets);
         let per_iteration = slot_loops + s * search + 2 * levels + self.inversion_loops as u64 + 4;
         (LOOP_BUDGET as u64 - s - 4 * s * search) / per_iteration
@@ -235,7 +229,7 @@ impl MsmConfig {
             self.walker_threads_for(n as u64 * windows as u64, rows as u64 * buckets as u64, align, bounds)?;
         // reduce's windows kernel sums at most win_wg groups of WG segments
         let win_wg = bounds.reduce_win_wg();
-        let max_segments = crate::passes::reduce::WG * win_wg;
+        let max_segments = geometry::REDUCE_WG * win_wg;
         let per = self
             .reduce_segment
             .map_or_else(|| reduce_segment(rows, buckets, table.is_some()), |p| 1 << (31 - p.leading_zeros()))
@@ -243,7 +237,7 @@ impl MsmConfig {
         let segments = buckets.div_ceil(per).max(1);
         // one invocation per group of the row: the rest would only add
         // identities (thousands of rows in a joint plan)
-        let groups = segments.div_ceil(crate::passes::reduce::WG);
+        let groups = segments.div_ceil(geometry::REDUCE_WG);
         let plan = Plan {
             n: n32,
             c,
@@ -285,7 +279,7 @@ impl MsmConfig {
                 format!("walker_tpb = {tpb}: the adapter allows 1..={max_tpb} threads per workgroup"),
             ));
         }
-        let need = stream_walker::workgroup_bytes(self, bounds.curve);
+        let need = geometry::walker_workgroup_bytes(self, bounds.curve);
         if need > bounds.max_workgroup_storage as u64 {
             let hint = if self.walker_pref_mem == PrefMem::Workgroup {
                 "lower walker_tpb or walker_slots, or use private pref memory"
@@ -323,7 +317,7 @@ impl MsmConfig {
             (true, true) => bounds.walker_max_steps(self, total_buckets).saturating_sub(1) / 2,
         }
         .max(1);
-        let max_tasks = (walker_combine::BLOCK as u64).pow(walker_combine::MAX_LEVELS + 1);
+        let max_tasks = (geometry::COMBINE_BLOCK as u64).pow(geometry::COMBINE_MAX_LEVELS + 1);
         let threads = self.walker_threads.unwrap_or_else(|| {
             let s64 = s as u64;
             let by_steps = entries.div_ceil(s64 * WALKER_STEPS_TARGET as u64);

@@ -97,7 +97,11 @@ impl<'a> Run<'a> {
     }
 
     /// The MSM of the first `scalars.len()` of `bases` with the run's knobs.
-    async fn msm<C: GpuCurve>(&self, bases: &crate::Bases<C>, scalars: Scalars<'_>) -> Result<Projective<C>, MsmError> {
+    async fn msm<C: GpuCurve>(
+        &self,
+        bases: &crate::bases::Bases<C>,
+        scalars: Scalars<'_>,
+    ) -> Result<Projective<C>, MsmError> {
         let config = self.config(scalars.len());
         self.ctx
             .msm_scalars_with(bases, scalars, &config)
@@ -106,7 +110,12 @@ impl<'a> Run<'a> {
     }
 
     /// A batch with the run's knobs, each result against arkworks.
-    async fn batch<C: GpuCurve>(&self, bases: &crate::Bases<C>, points: &[Affine<C>], vectors: &[&[Fr<C>]]) -> Verdict {
+    async fn batch<C: GpuCurve>(
+        &self,
+        bases: &crate::bases::Bases<C>,
+        points: &[Affine<C>],
+        vectors: &[&[Fr<C>]],
+    ) -> Verdict {
         let lens: Vec<usize> = vectors.iter().map(|v| v.len()).collect();
         let config = self.config.cloned().unwrap_or_else(|| self.ctx.config_for_batch(&lens));
         let scalars: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::of::<C>(v)).collect();

@@ -61,7 +61,7 @@ impl GpuContext {
     /// this adapter gave: report it with [`SelfTestReport::adapter`].
     pub async fn self_test(
         &self,
-        config: Option<&crate::MsmConfig>,
+        config: Option<&crate::config::MsmConfig>,
         full: bool,
         mut on_case: impl FnMut(&SelfTestCase),
     ) -> SelfTestReport {
@@ -95,7 +95,7 @@ impl GpuContext {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn self_test_blocking(
         &self,
-        config: Option<&crate::MsmConfig>,
+        config: Option<&crate::config::MsmConfig>,
         full: bool,
         on_case: impl FnMut(&SelfTestCase),
     ) -> SelfTestReport {

@@ -109,14 +109,6 @@ pub fn default_inversion(info: &wgpu::AdapterInfo, layout: FieldLayout) -> Inver
     }
 }
 
-impl super::GpuContext {
-    /// Lists the adapters this machine offers (name, backend, device type,
-    /// driver): the names `ContextOptions::adapter_name` matches.
-    pub async fn list_adapters() -> Vec<wgpu::AdapterInfo> {
-        list_adapters().await
-    }
-}
-
 /// Lists the adapters this machine offers (name, backend, device type, driver).
 pub async fn list_adapters() -> Vec<wgpu::AdapterInfo> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());

@@ -32,7 +32,7 @@ pub struct ProfileRange {
 
 impl ProfileRange {
     /// `base` with these knobs set.
-    pub fn apply(&self, base: &MsmConfig) -> Result<MsmConfig, crate::MsmError> {
+    pub fn apply(&self, base: &MsmConfig) -> Result<MsmConfig, crate::error::MsmError> {
         let mut c = base.clone();
         for (k, v) in &self.knobs {
             c.set(k, v)?;
@@ -211,7 +211,7 @@ fn driver(info: &wgpu::AdapterInfo) -> String {
 
 /// The adapter class whose built-in defaults apply.
 pub fn adapter_class(info: &wgpu::AdapterInfo) -> &'static str {
-    use crate::context::AdapterClass;
+    use crate::adapter::AdapterClass;
     match (AdapterClass::of(info), info.device_type) {
         (AdapterClass::Gpu, wgpu::DeviceType::DiscreteGpu) => "discrete GPU",
         (AdapterClass::Gpu, wgpu::DeviceType::IntegratedGpu) => "integrated GPU",
@@ -224,7 +224,7 @@ pub fn adapter_class(info: &wgpu::AdapterInfo) -> &'static str {
 /// never beats arkworks on the same cores; on a GPU, the group's measured
 /// crossover (see docs/benchmarks.md) where no profile says otherwise.
 pub fn builtin_crossover(info: &wgpu::AdapterInfo, curve: Curve) -> Option<usize> {
-    (!crate::context::AdapterClass::of(info).is_software()).then_some(builtin_gpu_crossover(curve))
+    (!crate::adapter::AdapterClass::of(info).is_software()).then_some(builtin_gpu_crossover(curve))
 }
 
 /// Smallest n at which a GPU's MSM in `curve` beats arkworks, without a
@@ -324,7 +324,7 @@ mod tests {
     use super::*;
 
     fn info(name: &str, device_type: wgpu::DeviceType) -> wgpu::AdapterInfo {
-        crate::context::test_adapter_info(name, "NVIDIA", device_type, wgpu::Backend::Vulkan)
+        crate::adapter::test_adapter_info(name, "NVIDIA", device_type, wgpu::Backend::Vulkan)
     }
 
     /// An H200's limits, or WebGPU's default 16 KiB of workgroup memory.

@@ -1,0 +1,37 @@
+//! The passes' geometry that the planner sizes by: workgroup sizes and
+//! limits that the WGSL passes take as override constants. The pass modules
+//! bind these values; the planner reads them here, without a device.
+
+use crate::config::{MsmConfig, PrefMem};
+use crate::curve::Curve;
+
+/// walker_combine: chain elements per block of the level above.
+pub const COMBINE_BLOCK: u32 = 64;
+/// walker_combine: levels of block sums at most (chains of up to BLOCK^4
+/// tasks).
+pub const COMBINE_MAX_LEVELS: u32 = 3;
+/// reduce: workgroup size of `segments` and `groups` (a power of two).
+pub const REDUCE_WG: u32 = 64;
+/// reduce: the largest workgroup of `windows` (the plan's `win_wg`: a power
+/// of two, at least the groups of a window; the plan keeps at most
+/// REDUCE_WG x win_wg segments a window).
+pub const REDUCE_WIN_WG_MAX: u32 = 256;
+
+/// `n` rounded up to a power of two (the leaves of a batch-inverse tree).
+pub fn tree_leaves(threads: u32) -> u32 {
+    threads.max(1).next_power_of_two()
+}
+
+/// Bytes of workgroup memory stream_walker needs: the inversion tree (2 x
+/// leaves - 1 packed values), two flag words and, for workgroup pref
+/// memory, TPB x S values.
+pub fn walker_workgroup_bytes(config: &MsmConfig, curve: Curve) -> u64 {
+    let value = curve.coord_bytes();
+    let leaves = tree_leaves(config.walker_tpb) as u64;
+    let tree = (leaves + (leaves - 1).max(1)) * value;
+    let pref = match config.walker_pref_mem {
+        PrefMem::Workgroup => config.walker_tpb as u64 * config.walker_slots as u64 * value,
+        PrefMem::Private => 0,
+    };
+    tree + pref + 8
+}
