@@ -85,9 +85,9 @@ pub mod diagnostics;
 #[cfg(feature = "diagnostics")]
 pub mod headless;
 /// Seeded inputs and adversarial classes.
-#[cfg(feature = "diagnostics")]
+#[cfg(feature = "sample")]
 pub mod sample;
-#[cfg(not(feature = "diagnostics"))]
+#[cfg(not(feature = "sample"))]
 #[allow(dead_code)]
 mod sample;
 mod selftest;

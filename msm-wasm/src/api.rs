@@ -14,7 +14,7 @@ use crate::options::GroupOptions;
 /// Names of the four passes, the order of `MsmResult.gpuPassMs`.
 #[wasm_bindgen]
 pub fn passes() -> Vec<String> {
-    msm_core::Pass::ALL.iter().map(|p| p.name().to_string()).collect()
+    msm_core::MsmTimings::pass_names().map(String::from).to_vec()
 }
 
 /// The most points `sampleInputs` makes (memory of a wasm instance).

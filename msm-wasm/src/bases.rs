@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::VariableBaseMSM;
-use msm_core::{BaseFormat, BaseSet, Curve, GpuContext, GpuCurve, HostBytes, MsmError, MsmRun};
+use msm_core::{BaseFormat, Curve, GpuContext, GpuCurve, HostBytes, MsmError, MsmRun};
 use wasm_bindgen::prelude::*;
 
 use crate::encoding::{self, body_start};
@@ -25,12 +25,23 @@ pub(crate) enum GroupBases {
 }
 
 impl GroupBases {
-    fn set(&self) -> &BaseSet {
+    /// Points in the set.
+    fn len(&self) -> usize {
         match self {
-            GroupBases::Bn254G1(b) => b,
-            GroupBases::Bls12_381G1(b) => b,
-            GroupBases::Bn254G2(b) => b,
-            GroupBases::Bls12_381G2(b) => b,
+            GroupBases::Bn254G1(b) => b.len(),
+            GroupBases::Bls12_381G1(b) => b.len(),
+            GroupBases::Bn254G2(b) => b.len(),
+            GroupBases::Bls12_381G2(b) => b.len(),
+        }
+    }
+
+    /// The window width of the set's table of shifted bases, if it has one.
+    fn table_bits(&self) -> Option<u32> {
+        match self {
+            GroupBases::Bn254G1(b) => b.table_bits(),
+            GroupBases::Bls12_381G1(b) => b.table_bits(),
+            GroupBases::Bn254G2(b) => b.table_bits(),
+            GroupBases::Bls12_381G2(b) => b.table_bits(),
         }
     }
 }
@@ -116,7 +127,7 @@ impl Bases {
     /// without one).
     #[wasm_bindgen(getter, js_name = tableBits)]
     pub fn table_bits(&self) -> Option<u32> {
-        self.inner.gpu.borrow().as_ref().and_then(|b| b.set().table_bits())
+        self.inner.gpu.borrow().as_ref().and_then(|b| b.table_bits())
     }
 }
 
@@ -167,7 +178,7 @@ impl Inner {
 
 /// A set uploaded to the GPU now.
 pub(crate) fn on_gpu(curve: Curve, bases: GroupBases) -> Bases {
-    let len = bases.set().len();
+    let len = bases.len();
     Bases {
         inner: Rc::new(Inner {
             curve,

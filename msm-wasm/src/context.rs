@@ -71,8 +71,7 @@ impl MsmContext {
         let ctx = GpuContext::new(&core).await.map_err(js_error)?;
         // The web defaults with the walker's workgroup fitted to this adapter
         // and group (G2's inversion tree is wider), then the caller's knobs.
-        let mut base = MsmConfig::web();
-        base.fit_walker_threads(&ctx.bounds());
+        let base = ctx.fitted(MsmConfig::web());
         let config = options.knobs_over(&base).map_err(js_error)?;
         let ctx = Rc::new(ctx);
         let (background, max_points, cpu_max_points) = options.warm_up(ctx.is_software());

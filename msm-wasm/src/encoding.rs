@@ -27,7 +27,6 @@ use ark_bn254::{Fr, G1Affine};
 use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::CurveGroup;
 use ark_ff::{BigInteger, Field, PrimeField};
-use msm_core::cpu::bases::{decode_point, encode_point};
 use msm_core::{BaseDefect, BaseFormat, Bn254, GpuCurve};
 
 /// Bytes of one uncompressed BN254 G1 point.
@@ -95,7 +94,7 @@ pub fn points_of<C: GpuCurve>(bytes: &[u8], format: BaseFormat, what: &str) -> R
     };
     body.enumerate()
         .map(|(i, b)| {
-            let p = decode_point::<C>(b, format).map_err(|d| base_error(what, i, d))?;
+            let p = format.decode::<C>(b).map_err(|d| base_error(what, i, d))?;
             Ok(p.unwrap_or_default())
         })
         .collect()
@@ -129,19 +128,19 @@ pub fn scalars(bytes: &[u8]) -> Result<Vec<Fr>, FormatError> {
 
 /// `p` in the arkworks uncompressed format.
 pub fn point_arkworks<C: GpuCurve>(p: &Projective<C>) -> Vec<u8> {
-    encode_point(&p.into_affine(), BaseFormat::Arkworks)
+    BaseFormat::Arkworks.encode(&p.into_affine())
 }
 
 /// `p` in the raw format (all zero bytes for the identity).
 pub fn point_raw<C: GpuCurve>(p: &Projective<C>) -> Vec<u8> {
-    encode_point(&p.into_affine(), BaseFormat::Raw)
+    BaseFormat::Raw.encode(&p.into_affine())
 }
 
 /// Points in `format`, concatenated (no length prefix).
 pub fn points_in<C: GpuCurve>(points: &[Affine<C>], format: BaseFormat) -> Vec<u8> {
     let mut out = Vec::with_capacity(points.len() * C::CURVE.point_bytes());
     for p in points {
-        out.extend(encode_point(p, format));
+        out.extend(format.encode(p));
     }
     out
 }

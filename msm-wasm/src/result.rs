@@ -2,7 +2,7 @@
 //! the time went.
 
 use ark_ec::{AffineRepr, CurveGroup};
-use msm_core::{GpuCurve, MsmRun, MsmTimings, Plan};
+use msm_core::{GpuCurve, MsmRun, MsmTimings};
 use wasm_bindgen::prelude::*;
 
 use crate::encoding;
@@ -16,7 +16,8 @@ pub struct MsmResult {
     point: Vec<u8>,
     raw: Vec<u8>,
     xy: Option<(String, String)>,
-    plan: Option<Plan>,
+    /// The (first) chunk's window width and walker threads.
+    plan: Option<(u32, u32)>,
     timings: MsmTimings,
     backend: &'static str,
 }
@@ -31,7 +32,7 @@ impl MsmResult {
             point: encoding::point_arkworks(&run.result),
             raw: encoding::point_raw(&run.result),
             xy: affine.xy().map(|(x, y)| (encoding::hex(&x), encoding::hex(&y))),
-            plan: run.plan,
+            plan: run.plan.map(|p| (p.c, p.threads)),
             timings: run.timings,
             backend,
         }
@@ -135,12 +136,12 @@ impl MsmResult {
     /// The window width used (0 for an empty MSM).
     #[wasm_bindgen(getter, js_name = windowBits)]
     pub fn window_bits(&self) -> u32 {
-        self.plan.map_or(0, |p| p.c)
+        self.plan.map_or(0, |(c, _)| c)
     }
 
     /// Walker threads of the (first) chunk's plan.
     #[wasm_bindgen(getter, js_name = walkerThreads)]
     pub fn walker_threads(&self) -> u32 {
-        self.plan.map_or(0, |p| p.threads)
+        self.plan.map_or(0, |(_, threads)| threads)
     }
 }

@@ -312,6 +312,15 @@ impl GpuContext {
         self.knobs.over(&base)
     }
 
+    /// `config` with the walker's workgroup fitted to this adapter and
+    /// group: its threads halved (down to 32) until the inversion tree fits
+    /// the workgroup memory (G2's is wider). For defaults; the knobs a
+    /// caller sets are checked as they are when an MSM runs.
+    pub fn fitted(&self, mut config: MsmConfig) -> MsmConfig {
+        config.fit_walker_threads(&self.bounds());
+        config
+    }
+
     diagnostics_pub! {
         /// The walker configs [`GpuContext::config_for`] picks at any size
         /// (the profile's ranges, or the built-in ones, under the caller's

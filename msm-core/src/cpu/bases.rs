@@ -60,6 +60,22 @@ pub fn decode_base(bytes: &[u8; 64], format: BaseFormat) -> Result<Option<G1Affi
     Ok(Some(p))
 }
 
+impl BaseFormat {
+    /// One point of group `C` from its bytes in this format
+    /// ([`crate::curve::Curve::point_bytes`] of them), `None` for the
+    /// identity: on the CPU, the checks the GPU makes as it uploads bases
+    /// (flags, canonical coordinates, the curve, the subgroup), with the
+    /// reason for a refusal.
+    pub fn decode<C: GpuCurve>(self, bytes: &[u8]) -> Result<Option<Affine<C>>, BaseDefect> {
+        decode_point(bytes, self)
+    }
+
+    /// `p` in this format: the bytes [`BaseFormat::decode`] reads.
+    pub fn encode<C: GpuCurve>(self, p: &Affine<C>) -> Vec<u8> {
+        encode_point(p, self)
+    }
+}
+
 /// One point of any group from its bytes ([`crate::Curve::point_bytes`]
 /// of them), `None` for the identity; for BN254's G1 the same answer as
 /// [`decode_base`], the GPU kernel's twin. The arkworks format is the

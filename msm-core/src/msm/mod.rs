@@ -73,6 +73,13 @@ pub struct MsmRun<C: GpuCurve = Bn254> {
     pub timings: MsmTimings,
 }
 
+impl MsmTimings {
+    /// The passes' names in the order of [`MsmTimings::gpu_pass_ms`].
+    pub fn pass_names() -> [&'static str; 4] {
+        Pass::ALL.map(Pass::name)
+    }
+}
+
 impl<C: GpuCurve> Clone for MsmRun<C> {
     fn clone(&self) -> Self {
         MsmRun {

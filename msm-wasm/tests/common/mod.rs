@@ -315,7 +315,7 @@ pub async fn group_matches_arkworks(options: &str) {
 pub fn outside_subgroup_bytes(options: &str, format: msm_core::BaseFormat) -> Option<Vec<u8>> {
     fn of<C: msm_core::GpuCurve>(format: msm_core::BaseFormat) -> Option<Vec<u8>> {
         let p = msm_core::sample::outside_subgroup::<C>(1, 9).pop()?;
-        Some(msm_core::cpu::bases::encode_point(&p, format))
+        Some(format.encode(&p))
     }
     match (options.contains("bls12-381"), options.contains("g2")) {
         (false, false) => of::<ark_bn254::g1::Config>(format),
