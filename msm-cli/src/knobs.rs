@@ -177,16 +177,10 @@ impl GpuArgs {
                 Some(p) => msm_core::PipelineCacheDir::At(p.clone()),
             },
             profile,
-            limits: match self.limits.as_str() {
-                "adapter" => msm_core::LimitsChoice::Adapter,
-                "default" => msm_core::LimitsChoice::WebGpuDefaults,
-                other => {
-                    return Err(MsmError::invalid_config(
-                        "--limits",
-                        format!("expected adapter or default, got {other:?}"),
-                    ))
-                }
-            },
+            limits: self
+                .limits
+                .parse()
+                .map_err(|e| MsmError::invalid_config("--limits", e))?,
             gpu_timeout: match self.gpu_timeout {
                 Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s)),
                 Some(s) => {
@@ -227,17 +221,10 @@ pub fn adapter_line(ctx: &GpuContext) -> String {
 
 /// The group `--curve curve --group group` names.
 pub fn curve_group(curve: &str, group: &str) -> Result<msm_core::Curve, MsmError> {
-    let g1 = msm_core::Curve::from_name(curve)
-        .filter(|c| c.coords() == msm_wgsl::Coords::Fq)
-        .ok_or_else(|| MsmError::invalid_config("--curve", format!("{curve}: expected bn254 or bls12-381")))?;
-    match group.to_ascii_lowercase().as_str() {
-        "g1" => Ok(g1),
-        "g2" => Ok(g1.with_coords(msm_wgsl::Coords::Fq2)),
-        other => Err(MsmError::invalid_config(
-            "--group",
-            format!("{other}: expected g1 or g2"),
-        )),
-    }
+    msm_core::Curve::from_names(curve, group).map_err(|e| match e {
+        MsmError::InvalidConfig { knob, reason } => MsmError::invalid_config(&format!("--{knob}"), reason),
+        e => e,
+    })
 }
 
 /// One line describing the field module.

@@ -59,13 +59,21 @@ impl AdapterClass {
         self != AdapterClass::Gpu
     }
 
+    /// The class's one name: in profiles' descriptions, the CLI and the
+    /// browser package's `adapter.adapterClass`.
     pub fn name(self) -> &'static str {
         match self {
             AdapterClass::Lavapipe => "lavapipe",
-            AdapterClass::SwiftShader => "SwiftShader",
-            AdapterClass::OtherCpu => "CPU adapter",
-            AdapterClass::Gpu => "GPU",
+            AdapterClass::SwiftShader => "swiftshader",
+            AdapterClass::OtherCpu => "cpu",
+            AdapterClass::Gpu => "gpu",
         }
+    }
+}
+
+impl std::fmt::Display for AdapterClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

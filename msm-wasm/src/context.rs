@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use msm_core::{AdapterClass, BaseFormat, Curve, GpuContext, HostBytes, MsmConfig, MsmError};
+use msm_core::{BaseFormat, Curve, GpuContext, HostBytes, MsmConfig, MsmError};
 use wasm_bindgen::prelude::*;
 
 use crate::bases::{self, cpu_msm_group, msm_group, on_host, points_start, prefix, upload_group, Bases};
@@ -112,12 +112,7 @@ impl MsmContext {
             backend: format!("{:?}", info.backend),
             device_type: format!("{:?}", info.device_type),
             driver: info.driver.clone(),
-            adapter_class: match self.ctx.adapter_class() {
-                AdapterClass::Lavapipe => "lavapipe",
-                AdapterClass::SwiftShader => "swiftshader",
-                AdapterClass::OtherCpu => "cpu",
-                AdapterClass::Gpu => "gpu",
-            },
+            adapter_class: self.ctx.adapter_class().name(),
             field_layout: self.ctx.field_layout().to_string(),
             field_code: self.ctx.field_code().to_string(),
             inversion: self.ctx.field_options().inversion.to_string(),

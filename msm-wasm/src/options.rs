@@ -39,18 +39,7 @@ impl GroupOptions {
 
 /// The group of a `curve` and `group` option pair (both optional).
 fn group_of(curve: Option<&str>, group: Option<&str>) -> Result<Curve, String> {
-    let curve = match curve.unwrap_or("bn254") {
-        c @ ("bn254" | "bls12-381") => c,
-        other => {
-            return Err(format!(
-                "curve: unknown curve {other:?} (expected \"bn254\" or \"bls12-381\")"
-            ))
-        }
-    };
-    match group.unwrap_or("g1") {
-        g @ ("g1" | "g2") => Ok(Curve::from_name(&format!("{curve}-{g}")).expect("a named group")),
-        other => Err(format!("group: unknown group {other:?} (expected \"g1\" or \"g2\")")),
-    }
+    Curve::from_names(curve.unwrap_or("bn254"), group.unwrap_or("g1")).map_err(|e| e.to_string())
 }
 
 /// The largest MSM a warm-up prepares for unless the options say (points).
@@ -212,9 +201,8 @@ impl ContextOptions {
             Some(s) => Some(s.parse::<Inversion>().map_err(|e| format!("inversion: {e}"))?),
         };
         let limits = match self.limits.as_deref() {
-            None | Some("adapter") => msm_core::LimitsChoice::Adapter,
-            Some("default") => msm_core::LimitsChoice::WebGpuDefaults,
-            Some(other) => return Err(format!("limits: expected \"adapter\" or \"default\", got {other:?}")),
+            None => msm_core::LimitsChoice::Adapter,
+            Some(s) => s.parse().map_err(|e| format!("limits: {e}"))?,
         };
         Ok(msm_core::ContextOptions {
             curve: group_of(self.curve.as_deref(), self.group.as_deref())?,

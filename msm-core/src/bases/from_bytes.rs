@@ -129,7 +129,7 @@ impl GpuContext {
             .pipeline(ShaderId::Bases, "convert", &[("WG", WG as f64)], None)
             .await?;
         // Error scopes are per thread: popped before any await.
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let oom = self.catch(&[wgpu::ErrorFilter::OutOfMemory]);
         let bad = self.bad_index_buffer();
         let sizes = (part_points, dispatch_points);
         let parts = self.convert_parts(C::CURVE, bytes, format, sizes, &pipeline, &bad);

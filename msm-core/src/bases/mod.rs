@@ -183,7 +183,7 @@ impl GpuContext {
         self.check_curve(C::CURVE)?;
         self.check_lost()?;
         self.check_bases_fit(points.len())?;
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let scope = self.catch(&[wgpu::ErrorFilter::OutOfMemory]);
         let bases = self.upload_bases_in_parts(points, self.max_base_part_points());
         if let Some(e) = scope.pop().await {
             return Err(MsmError::OutOfMemory {

@@ -127,7 +127,7 @@ impl GpuContext {
             let pipeline = self.pipeline(ShaderId::Table, "shift", &[("WG", WG as f64)], None).await?;
             bases.table = None;
             // Error scopes are per thread: popped before any await.
-            let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let oom = self.catch(&[wgpu::ErrorFilter::OutOfMemory]);
             let limits = self.device.limits();
             let most = table_part_points(c, curve, limits.max_storage_buffer_binding_size, limits.max_buffer_size);
             let per_part = part_points.clamp(1, most);

@@ -9,6 +9,7 @@ mod options;
 mod pool;
 mod pools;
 mod scratch;
+mod scopes;
 mod staging;
 pub(crate) mod pipelines;
 mod waiter;
@@ -28,6 +29,7 @@ pub(crate) use options::Counters;
 pub use options::{ContextOptions, CreatedObjects, LimitsChoice};
 pub use pipelines::{CompileRecord, DEFAULT_COMPILE_TIMEOUT};
 pub use waiter::DEFAULT_GPU_TIMEOUT;
+pub(crate) use scopes::{Scopes, Verdict};
 pub(crate) use scratch::{Scratch, MAX_TIMESTAMPS};
 pub(crate) use staging::Staging;
 
@@ -242,7 +244,7 @@ impl GpuContext {
         }
         let disk = disk_cache::DiskCache::open(&device, &info, cache_dir, &tag);
         let device_memory = health::device_local_heap(&device);
-        let class = profile::adapter_class(&info);
+        let class = AdapterClass::of(&info);
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Ok(GpuContext {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -377,7 +379,7 @@ impl GpuContext {
             Err(why) => {
                 tracing::warn!(%why, "ignoring a tuned MSM profile; using built-in defaults");
                 self.profile_source = ProfileSource::BuiltIn {
-                    class: profile::adapter_class(&self.info),
+                    class: self.adapter_class(),
                     ignored: Some(why),
                 };
             }

@@ -59,6 +59,19 @@ pub enum LimitsChoice {
     WebGpuDefaults,
 }
 
+impl std::str::FromStr for LimitsChoice {
+    type Err = String;
+
+    /// `adapter` or `default` (the CLI's `--limits`, the package's `limits`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "adapter" => Ok(LimitsChoice::Adapter),
+            "default" => Ok(LimitsChoice::WebGpuDefaults),
+            other => Err(format!("expected \"adapter\" or \"default\", got {other:?}")),
+        }
+    }
+}
+
 /// GPU objects this context has created, by kind (a warm MSM with an
 /// unchanged plan creates none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

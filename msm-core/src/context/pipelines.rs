@@ -115,7 +115,7 @@ impl GpuContext {
         // natively the module's own error is named here (else only its
         // pipelines' "invalid module" would be)
         #[cfg(not(target_arch = "wasm32"))]
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = self.catch(&[wgpu::ErrorFilter::Validation]);
         let m = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(id.label()),
             source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -323,7 +323,7 @@ impl Compile {
         f64,
         impl std::future::Future<Output = Option<wgpu::Error>>,
     ) {
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = super::Scopes::push(&self.device, &[wgpu::ErrorFilter::Validation]);
         let span = tracing::info_span!("msm.compile", shader = self.label, entry = self.entry);
         let t = web_time::Instant::now();
         let pipeline = span.in_scope(|| {

@@ -13,7 +13,7 @@ use ark_ff::Zero;
 use super::jobs::Job;
 use super::readback::{decode_rows, ResultLayout};
 use super::record::PlanEntry;
-use crate::context::Scratch;
+use crate::context::{Scratch, Verdict};
 use super::{upload, MsmTimings, Scalars};
 use crate::bases::BaseSet;
 use crate::curve::{Bn254, GpuCurve};
@@ -29,11 +29,6 @@ use crate::repr::FieldCodec;
 
 const PARAMS_BYTES: u64 = std::mem::size_of::<MsmParams>() as u64;
 
-/// The verdict of a popped error scope (`Send` where futures must be).
-#[cfg(not(target_arch = "wasm32"))]
-type ScopeFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Option<wgpu::Error>> + Send>>;
-#[cfg(target_arch = "wasm32")]
-type ScopeFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Option<wgpu::Error>>>>;
 /// Batches that would stage more than this submit job by job.
 const MAX_STAGING_BYTES: u64 = 1 << 30;
 
@@ -142,7 +137,7 @@ impl GpuContext {
                 &mut run.timings,
             )
             .await
-            .map(|(timed, scopes, index)| (timed, Vec::new(), scopes, index))
+            .map(|(timed, verdict, index)| (timed, Vec::new(), Some(verdict), index))
         } else {
             self.submit_each(
                 &jobs,
@@ -153,9 +148,9 @@ impl GpuContext {
                 &mut run.timings,
             )
             .await
-            .map(|(timed, sums, index)| (timed, sums, Vec::new(), index))
+            .map(|(timed, sums, index)| (timed, sums, None, index))
         };
-        let (timed, mut host_sums, scopes, submitted) = match recorded {
+        let (timed, mut host_sums, verdict, submitted) = match recorded {
             Ok(r) => r,
             Err(e) => {
                 self.put_results(results);
@@ -163,7 +158,7 @@ impl GpuContext {
             }
         };
         let t_wait = web_time::Instant::now();
-        let bytes = self.read_results(results, layout.bytes, submitted, scopes).await?;
+        let bytes = self.read_results(results, layout.bytes, submitted, verdict).await?;
         run.timings.wait_ms = t_wait.elapsed().as_secs_f64() * 1e3;
         run.timings.gpu_wall_ms = t0.elapsed().as_secs_f64() * 1e3;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
@@ -193,17 +188,18 @@ impl GpuContext {
         results: wgpu::Buffer,
         bytes: u64,
         submitted: wgpu::SubmissionIndex,
-        scopes: Vec<ScopeFuture>,
+        verdict: Option<Verdict>,
     ) -> Result<Vec<u8>, MsmError> {
         let bytes = self.map_read_range(&results, bytes, submitted).await;
         // A buffer whose map timed out is still mapping: not for the pool.
         if !matches!(bytes, Err(MsmError::Timeout { .. })) {
             self.put_results(results);
         }
-        for scope in scopes {
-            if let Some(e) = scope.await {
-                return Err(MsmError::Device(e.to_string()));
-            }
+        if let Some(e) = match verdict {
+            Some(v) => v.await,
+            None => None,
+        } {
+            return Err(MsmError::Device(e.to_string()));
         }
         self.check_device_error()?;
         bytes
@@ -221,7 +217,7 @@ impl GpuContext {
         scalar_at: u64,
         staging_bytes: u64,
         timings: &mut MsmTimings,
-    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<ScopeFuture>, wgpu::SubmissionIndex), MsmError> {
+    ) -> Result<(Vec<Vec<(Pass, String)>>, Verdict, wgpu::SubmissionIndex), MsmError> {
         let t = web_time::Instant::now();
         let staging = self.take_staging(staging_bytes);
         let scalar_offsets: Vec<u64> = jobs
@@ -238,8 +234,7 @@ impl GpuContext {
             .map(|e| e.as_ref().map(|e| self.take_scratch(&e.plan)))
             .collect();
         // Error scopes are per thread: record on this one.
-        let oom_scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation_scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scopes = self.catch(&[wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]);
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
@@ -276,9 +271,8 @@ impl GpuContext {
             for s in scratch.into_iter().flatten() {
                 self.put_scratch(s);
             }
-            // Popped (in push order's reverse), their outcome not needed.
-            drop(validation_scope.pop());
-            drop(oom_scope.pop());
+            // popped, their outcome not needed
+            drop(scopes);
             return Err(e);
         }
         let submitted = self.queue.submit([enc.finish()]);
@@ -286,13 +280,13 @@ impl GpuContext {
         self.put_staging(staging);
         // The scopes' verdicts arrive while the GPU runs: the caller awaits
         // them after the readback instead of before it.
-        let scopes: Vec<ScopeFuture> = vec![Box::pin(validation_scope.pop()), Box::pin(oom_scope.pop())];
+        let verdict = scopes.pop();
         for s in scratch.into_iter().flatten() {
             self.put_scratch(s);
         }
         // the part of the wall time not spent waiting for the writes
         timings.submit_ms += (t.elapsed().as_secs_f64() * 1e3 - upload_ms).max(0.0);
-        Ok((timed, scopes, submitted))
+        Ok((timed, verdict, submitted))
     }
 
     /// Writes every job's parameters and scalars into the mapped staging
@@ -345,19 +339,36 @@ impl GpuContext {
                 0,
                 j.scalar_bytes(),
             );
-            let groups = self.bind_groups(s, j.parts_id, j.part_index, j.part).clone();
-            let queries = timing.then(|| self.timing_objects(s).clone());
-            let labels = self.record(
-                enc,
-                &entry.pipelines,
-                &groups,
-                s.buf(Buf::Counts),
-                queries.as_ref().map(|q| &q.0),
-            );
-            self.copy_results(enc, s, results, k, queries.as_ref().map(|q| &q.1), labels.len());
-            timed.push(labels);
+            timed.push(self.record_job(enc, j, k, entry, s, results, timing));
         }
         timed
+    }
+
+    /// Records job `k` (its scalars and parameters in its scratch): the
+    /// passes over its base part, then the copy of its row sums and
+    /// timestamps into the results buffer. Returns its timed kernel labels.
+    #[allow(clippy::too_many_arguments)]
+    fn record_job(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        j: &Job<'_>,
+        k: usize,
+        entry: &PlanEntry,
+        s: &mut Scratch,
+        results: (&wgpu::Buffer, &ResultLayout),
+        timing: bool,
+    ) -> Vec<(Pass, String)> {
+        let groups = self.bind_groups(s, j.parts_id, j.part_index, j.part).clone();
+        let queries = timing.then(|| self.timing_objects(s).clone());
+        let labels = self.record(
+            enc,
+            &entry.pipelines,
+            &groups,
+            s.buf(Buf::Counts),
+            queries.as_ref().map(|q| &q.0),
+        );
+        self.copy_results(enc, s, results, k, queries.as_ref().map(|q| &q.1), labels.len());
+        labels
     }
 
     /// Submits job by job through the queue's own staging; with the host
@@ -387,29 +398,18 @@ impl GpuContext {
             }
             timings.upload_ms += t.elapsed().as_secs_f64() * 1e3;
             let t = web_time::Instant::now();
-            let groups = self.bind_groups(&mut s, j.parts_id, j.part_index, j.part).clone();
-            let queries = timing.then(|| self.timing_objects(&mut s).clone());
             // Scopes around recording and submission (no await in between, so
             // concurrent MSMs cannot interleave scopes): a GPU error here
             // becomes this call's error, with wgpu's message.
-            let oom_scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-            let validation_scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let scopes = self.catch(&[wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]);
             let mut enc = self
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-            let labels = self.record(
-                &mut enc,
-                &entry.pipelines,
-                &groups,
-                s.buf(Buf::Counts),
-                queries.as_ref().map(|q| &q.0),
-            );
-            self.copy_results(&mut enc, &s, results, k, queries.as_ref().map(|q| &q.1), labels.len());
+            let labels = self.record_job(&mut enc, j, k, entry, &mut s, results, timing);
             submitted = Some(self.queue.submit([enc.finish()]));
-            let validation = validation_scope.pop();
-            let oom = oom_scope.pop();
+            let verdict = scopes.pop();
             timings.submit_ms += t.elapsed().as_secs_f64() * 1e3;
-            if let Some(e) = validation.await.or(oom.await) {
+            if let Some(e) = verdict.await {
                 self.put_scratch(s);
                 return Err(MsmError::Device(e.to_string()));
             }

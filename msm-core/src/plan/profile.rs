@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::adapter::AdapterClass;
 use crate::config::MsmConfig;
 use crate::curve::Curve;
 use crate::plan::AdapterBounds;
@@ -67,7 +68,7 @@ pub enum ProfileSource {
     /// The built-in defaults of this adapter class (no profile, or one that
     /// was ignored: the reason is kept).
     BuiltIn {
-        class: &'static str,
+        class: AdapterClass,
         ignored: Option<String>,
     },
 }
@@ -209,22 +210,11 @@ fn driver(info: &wgpu::AdapterInfo) -> String {
     format!("{} {}", info.driver, info.driver_info).trim().to_string()
 }
 
-/// The adapter class whose built-in defaults apply.
-pub fn adapter_class(info: &wgpu::AdapterInfo) -> &'static str {
-    use crate::adapter::AdapterClass;
-    match (AdapterClass::of(info), info.device_type) {
-        (AdapterClass::Gpu, wgpu::DeviceType::DiscreteGpu) => "discrete GPU",
-        (AdapterClass::Gpu, wgpu::DeviceType::IntegratedGpu) => "integrated GPU",
-        (AdapterClass::Gpu, _) => "other adapter",
-        (class, _) => class.name(),
-    }
-}
-
 /// Built-in CPU/GPU crossover per adapter class and group: a CPU adapter
 /// never beats arkworks on the same cores; on a GPU, the group's measured
 /// crossover (see docs/benchmarks.md) where no profile says otherwise.
 pub fn builtin_crossover(info: &wgpu::AdapterInfo, curve: Curve) -> Option<usize> {
-    (!crate::adapter::AdapterClass::of(info).is_software()).then_some(builtin_gpu_crossover(curve))
+    (!AdapterClass::of(info).is_software()).then_some(builtin_gpu_crossover(curve))
 }
 
 /// Smallest n at which a GPU's MSM in `curve` beats arkworks, without a
@@ -286,7 +276,8 @@ const DISCRETE_PORTABLE: &[BuiltinRange] = &[(
 /// not fit `bounds` (WebGPU's default limits): empty where the defaults hold
 /// at every size.
 pub fn builtin_ranges(info: &wgpu::AdapterInfo, field_layout: &str, bounds: &AdapterBounds) -> Vec<ProfileRange> {
-    if adapter_class(info) != "discrete GPU" {
+    // measured on a discrete GPU; other adapters keep the plain defaults
+    if AdapterClass::of(info) != AdapterClass::Gpu || info.device_type != wgpu::DeviceType::DiscreteGpu {
         return Vec::new();
     }
     let table = match field_layout {
