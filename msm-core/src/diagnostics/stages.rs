@@ -101,8 +101,8 @@ impl GpuContext {
         };
         let pipes = self.pass_pipelines(config, &plan, &Pass::ALL[..passes]).await?;
         let mut s = self.take_scratch(&plan);
-        self.upload_chunk(&s, Scalars::Fr(scalars), 0)?;
-        let groups = self.bind_groups(&mut s, bases.id, 0, part).clone();
+        s.write_chunk(&self.queue, Scalars::Fr(scalars), 0)?;
+        let groups = s.bind_groups(self, bases.id, 0, part).clone();
         let mut enc = self.device.create_command_encoder(&Default::default());
         self.record(&mut enc, &pipes, &groups, s.buf(Buf::Counts), None);
         self.queue.submit([enc.finish()]);
@@ -141,8 +141,8 @@ impl GpuContext {
             ..config.plan_joint(len, vectors, &self.bounds())?
         };
         let mut s = self.new_scratch(&plan);
-        self.upload_chunk(&s, Scalars::Fr(scalars), 0)?;
-        let groups = self.bind_groups(&mut s, bases.id, 0, part).clone();
+        s.write_chunk(&self.queue, Scalars::Fr(scalars), 0)?;
+        let groups = s.bind_groups(self, bases.id, 0, part).clone();
         let records = |words: Vec<u32>| -> Vec<PointRecord> { bytemuck::cast_slice(&words).to_vec() };
         let rec_words = POINT_RECORD_BYTES / 4;
         let tb = plan.total_buckets() as usize;
@@ -190,7 +190,7 @@ impl GpuContext {
         let chain_levels = self.read_chain_levels(&s).await?;
         let (window_sums, reduce_segments, reduce_groups) = if host_reduce {
             (
-                self.host_window_sums::<ark_bn254::g1::Config>(&s).await?,
+                crate::msm::host_window_sums::<ark_bn254::g1::Config>(self, &s).await?,
                 Vec::new(),
                 Vec::new(),
             )

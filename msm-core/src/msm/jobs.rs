@@ -5,7 +5,6 @@
 use super::plans::CallPlans;
 use super::Scalars;
 use crate::bases::{BasePart, BaseSet};
-use crate::context::GpuContext;
 use crate::error::MsmError;
 use crate::layout::MsmParams;
 use crate::plan::Plan;
@@ -103,64 +102,61 @@ pub(crate) fn joint_group(
     }
 }
 
-impl GpuContext {
-    /// The batch's jobs: groups of `joint_group` vectors (what
-    /// [`joint_group`] gave the call), else each vector cut into chunks that
-    /// never straddle two base parts.
-    pub(crate) fn jobs<'a>(
-        &self,
-        bases: &'a BaseSet,
-        vectors: &[Scalars<'a>],
-        plans: &mut CallPlans<'_>,
-        joint_group: Option<usize>,
-    ) -> Result<Vec<Job<'a>>, MsmError> {
-        let mut out = Vec::new();
-        let (parts_id, parts) = bases.job_parts(plans.table());
-        if let Some(group) = joint_group {
-            let len = vectors[0].len();
-            for (k, chunk) in vectors.chunks(group).enumerate() {
-                // a lone last vector: the plain plan (one vector)
-                let entry = plans.index_joint(len, chunk.len())?;
+/// The batch's jobs: groups of `joint_group` vectors (what
+/// [`joint_group`] gave the call), else each vector cut into chunks that
+/// never straddle two base parts.
+pub(crate) fn cut_jobs<'a>(
+    bases: &'a BaseSet,
+    vectors: &[Scalars<'a>],
+    plans: &mut CallPlans<'_>,
+    joint_group: Option<usize>,
+) -> Result<Vec<Job<'a>>, MsmError> {
+    let mut out = Vec::new();
+    let (parts_id, parts) = bases.job_parts(plans.table());
+    if let Some(group) = joint_group {
+        let len = vectors[0].len();
+        for (k, chunk) in vectors.chunks(group).enumerate() {
+            // a lone last vector: the plain plan (one vector)
+            let entry = plans.index_joint(len, chunk.len())?;
+            out.push(Job {
+                first: k * group,
+                parts_id,
+                part_index: 0,
+                part: &parts[0],
+                offset: 0,
+                scalars: chunk.to_vec(),
+                plan: plans.plans()[entry],
+                entry,
+            });
+        }
+        return Ok(out);
+    }
+    for (vector, scalars) in vectors.iter().enumerate() {
+        if scalars.is_empty() {
+            continue;
+        }
+        let size = plans.chunk(scalars.len())?;
+        for (part_index, part) in parts.iter().enumerate() {
+            // a prefix MSM stops at its last scalar
+            let part_len = part.len.min(scalars.len().saturating_sub(part.start));
+            let mut offset = 0;
+            while offset < part_len {
+                let len = size.min(part_len - offset);
+                let at = part.start + offset;
+                let entry = plans.index(len)?;
                 out.push(Job {
-                    first: k * group,
+                    first: vector,
                     parts_id,
-                    part_index: 0,
-                    part: &parts[0],
-                    offset: 0,
-                    scalars: chunk.to_vec(),
+                    part_index,
+                    part,
+                    offset,
+                    scalars: vec![scalars.slice(at..at + len)],
                     plan: plans.plans()[entry],
                     entry,
                 });
-            }
-            return Ok(out);
-        }
-        for (vector, scalars) in vectors.iter().enumerate() {
-            if scalars.is_empty() {
-                continue;
-            }
-            let size = plans.chunk(scalars.len())?;
-            for (part_index, part) in parts.iter().enumerate() {
-                // a prefix MSM stops at its last scalar
-                let part_len = part.len.min(scalars.len().saturating_sub(part.start));
-                let mut offset = 0;
-                while offset < part_len {
-                    let len = size.min(part_len - offset);
-                    let at = part.start + offset;
-                    let entry = plans.index(len)?;
-                    out.push(Job {
-                        first: vector,
-                        parts_id,
-                        part_index,
-                        part,
-                        offset,
-                        scalars: vec![scalars.slice(at..at + len)],
-                        plan: plans.plans()[entry],
-                        entry,
-                    });
-                    offset += len;
-                }
+                offset += len;
             }
         }
-        Ok(out)
     }
+    Ok(out)
 }

@@ -22,7 +22,7 @@ use ark_ff::BigInt;
 
 pub use batch::MsmBatchRun;
 pub use readback::{bucket_point, record_point};
-pub(crate) use readback::{decode_window_sums, xyzz_to_projective};
+pub(crate) use readback::{decode_window_sums, host_window_sums, xyzz_to_projective};
 
 use crate::bases::{BaseSet, Bases};
 use crate::curve::{Bn254, Curve, GpuCurve};
@@ -257,7 +257,7 @@ impl GpuContext {
         let group = jobs::joint_group(&mut plans, bases, vectors)?;
         let lens: Vec<usize> = vectors.iter().map(Scalars::len).collect();
         self.check_msm(bases, &lens, &mut plans, group)?;
-        (self.run_batch(bases, vectors, plans, group).await)
+        (run::run_batch(self, bases, vectors, plans, group).await)
             .map_err(|e| self.explain_error(e, bases, longest, config))
     }
 

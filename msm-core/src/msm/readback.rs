@@ -70,31 +70,29 @@ impl ResultLayout {
     }
 }
 
-impl GpuContext {
-    /// The window sums of a chunk whose bucket sums the host reduces: counts
-    /// and bucket sums read back, running sums on the CPU.
-    pub(crate) async fn host_window_sums<C: GpuCurve>(&self, s: &Scratch) -> Result<Vec<Projective<C>>, MsmError> {
-        let tb = s.plan.total_buckets() as usize;
-        let curve = s.plan.curve;
-        let (rec, xyzz) = ((curve.record_bytes() / 4) as usize, (curve.xyzz_bytes() / 4) as usize);
-        let counts = self.read_words(s.buf(Buf::Counts), tb).await?;
-        let words = self.read_words(s.buf(Buf::BucketSums), tb * rec).await?;
-        let split = self.read_words(s.buf(Buf::SplitSums), s.plan.tasks as usize * xyzz).await?;
-        let codec = FieldCodec::<C::BaseField>::new(self.field_layout(), curve.field());
-        // Buckets no entry reached hold stale records: skip them as the GPU pass does.
-        let buckets: Vec<Option<Affine<C>>> = words
-            .chunks_exact(rec)
-            .zip(&counts)
-            .map(|(r, &count)| {
-                if count == 0 {
-                    Ok(None)
-                } else {
-                    record_words_point(&codec, r, &split)
-                }
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(cpu::reduce::window_sums_direct(&s.plan, &buckets))
-    }
+/// The window sums of a chunk whose bucket sums the host reduces: counts
+/// and bucket sums read back, running sums on the CPU.
+pub(crate) async fn host_window_sums<C: GpuCurve>(ctx: &GpuContext, s: &Scratch) -> Result<Vec<Projective<C>>, MsmError> {
+    let tb = s.plan.total_buckets() as usize;
+    let curve = s.plan.curve;
+    let (rec, xyzz) = ((curve.record_bytes() / 4) as usize, (curve.xyzz_bytes() / 4) as usize);
+    let counts = ctx.read_words(s.buf(Buf::Counts), tb).await?;
+    let words = ctx.read_words(s.buf(Buf::BucketSums), tb * rec).await?;
+    let split = ctx.read_words(s.buf(Buf::SplitSums), s.plan.tasks as usize * xyzz).await?;
+    let codec = FieldCodec::<C::BaseField>::new(ctx.field_layout(), curve.field());
+    // Buckets no entry reached hold stale records: skip them as the GPU pass does.
+    let buckets: Vec<Option<Affine<C>>> = words
+        .chunks_exact(rec)
+        .zip(&counts)
+        .map(|(r, &count)| {
+            if count == 0 {
+                Ok(None)
+            } else {
+                record_words_point(&codec, r, &split)
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(cpu::reduce::window_sums_direct(&s.plan, &buckets))
 }
 
 /// Window sums packed as XYZZ (four coordinates each) as projective

@@ -10,14 +10,13 @@
 use ark_ec::short_weierstrass::Projective;
 use ark_ff::Zero;
 
-use super::jobs::Job;
-use super::readback::{decode_rows, ResultLayout};
+use super::jobs::{cut_jobs, Job};
+use super::readback::{decode_rows, host_window_sums, ResultLayout};
 use super::record::PlanEntry;
 use crate::context::{Scratch, Verdict};
-use super::{upload, MsmTimings, Scalars};
+use super::{MsmTimings, Scalars};
 use crate::bases::BaseSet;
 use crate::curve::{Bn254, GpuCurve};
-use crate::config::MsmConfig;
 use crate::context::GpuContext;
 use crate::cpu;
 use crate::error::MsmError;
@@ -53,173 +52,136 @@ fn combine_rows<C: GpuCurve>(sums: &[Projective<C>], plan: &Plan) -> Vec<Project
     rows.map(|r| cpu::combine_windows(r, plan.c)).collect()
 }
 
-impl GpuContext {
-    /// Writes a chunk's parameters and scalars into its scratch through the
-    /// queue (wgpu stages them; the copies run at the next submission).
-    pub(crate) fn upload_chunk(&self, s: &Scratch, scalars: Scalars<'_>, base_offset: usize) -> Result<(), MsmError> {
-        let params = MsmParams {
-            base_offset: base_offset as u32,
-            scalar_form: scalars.form(),
-            ..MsmParams::from(&s.plan)
-        };
-        self.upload_job(s, &[scalars], &params)
+/// Runs every vector of the batch (in joint jobs of `joint_group`
+/// vectors where [`super::jobs::joint_group`] said so); results in the
+/// vectors' order (the identity for an empty vector).
+pub(crate) async fn run_batch<C: GpuCurve>(
+    ctx: &GpuContext,
+    bases: &BaseSet,
+    vectors: &[Scalars<'_>],
+    mut plans: CallPlans<'_>,
+    joint_group: Option<usize>,
+) -> Result<BatchRun<C>, MsmError> {
+    let t_prepare = web_time::Instant::now();
+    let jobs = cut_jobs(bases, vectors, &mut plans, joint_group)?;
+    let config = plans.config();
+    let mut run = BatchRun {
+        results: vec![Projective::<C>::zero(); vectors.len()],
+        plan: jobs.first().map(|j| j.plan),
+        timings: MsmTimings::default(),
+    };
+    if jobs.is_empty() {
+        return Ok(run);
     }
-
-    /// [`GpuContext::upload_chunk`] for a job's vectors, back to back, with
-    /// the job's parameters.
-    pub(crate) fn upload_job(&self, s: &Scratch, vectors: &[Scalars<'_>], params: &MsmParams) -> Result<(), MsmError> {
-        #[cfg(not(target_arch = "wasm32"))]
-        if let Some(size) = wgpu::BufferSize::new(vectors.iter().map(|v| v.len() as u64 * 32).sum()) {
-            // refused only for a buffer of a device lost since the call's check
-            let Some(mut view) = self.queue.write_buffer_with(s.buf(Buf::Scalars), 0, size) else {
-                return Err(upload::unmapped(&"the queue refused the scalars' write"));
-            };
-            let mut at = 0;
-            for v in vectors {
-                let len = v.len() * 32;
-                upload::write_scalars(view.slice(at..at + len), *v);
-                at += len;
-            }
-        }
-        #[cfg(target_arch = "wasm32")]
-        {
-            let mut at = 0;
-            for v in vectors {
-                upload::write_scalars_to(&self.queue, s.buf(Buf::Scalars), at, *v)?;
-                at += v.len() as u64 * 32;
-            }
-        }
-        self.queue.write_buffer(s.buf(Buf::Params), 0, bytemuck::bytes_of(params));
-        Ok(())
-    }
-
-    /// Runs every vector of the batch (in joint jobs of `joint_group`
-    /// vectors where [`super::jobs::joint_group`] said so); results in the
-    /// vectors' order (the identity for an empty vector).
-    pub(crate) async fn run_batch<C: GpuCurve>(
-        &self,
-        bases: &BaseSet,
-        vectors: &[Scalars<'_>],
-        mut plans: CallPlans<'_>,
-        joint_group: Option<usize>,
-    ) -> Result<BatchRun<C>, MsmError> {
-        let t_prepare = web_time::Instant::now();
-        let jobs = self.jobs(bases, vectors, &mut plans, joint_group)?;
-        let config = plans.config();
-        let mut run = BatchRun {
-            results: vec![Projective::<C>::zero(); vectors.len()],
-            plan: jobs.first().map(|j| j.plan),
-            timings: MsmTimings::default(),
-        };
-        if jobs.is_empty() {
-            return Ok(run);
-        }
-        let passes = self.passes_for(config);
-        let host_reduce = passes.len() < Pass::ALL.len();
-        let used = jobs.iter().map(|j| (j.entry, j.plan));
-        let pipelines = self.plan_entries(used, plans.plans().len(), config, passes).await?;
-        let scalar_at = (jobs.len() as u64 * PARAMS_BYTES).next_multiple_of(256);
-        let staging_bytes = scalar_at + jobs.iter().map(Job::scalar_bytes).sum::<u64>();
-        let limit = MAX_STAGING_BYTES.min(self.device.limits().max_buffer_size);
-        let one_submission = !host_reduce && staging_bytes <= limit;
-        let layout = ResultLayout::new(jobs.iter().map(|j| &j.plan));
-        let results = self.take_results(layout.bytes);
-        run.timings.prepare_ms = t_prepare.elapsed().as_secs_f64() * 1e3;
-        let t0 = web_time::Instant::now();
-        let recorded = if one_submission {
-            self.submit_staged(
-                &jobs,
-                &pipelines,
-                (&results, &layout),
-                config,
-                scalar_at,
-                staging_bytes,
-                &mut run.timings,
-            )
+    let passes = ctx.passes_for(config);
+    let host_reduce = passes.len() < Pass::ALL.len();
+    let used = jobs.iter().map(|j| (j.entry, j.plan));
+    let pipelines = ctx.plan_entries(used, plans.plans().len(), config, passes).await?;
+    let scalar_at = (jobs.len() as u64 * PARAMS_BYTES).next_multiple_of(256);
+    let staging_bytes = scalar_at + jobs.iter().map(Job::scalar_bytes).sum::<u64>();
+    let limit = MAX_STAGING_BYTES.min(ctx.device.limits().max_buffer_size);
+    let one_submission = !host_reduce && staging_bytes <= limit;
+    let layout = ResultLayout::new(jobs.iter().map(|j| &j.plan));
+    let results = ctx.take_results(layout.bytes);
+    run.timings.prepare_ms = t_prepare.elapsed().as_secs_f64() * 1e3;
+    let t0 = web_time::Instant::now();
+    let submission = Submission {
+        ctx,
+        jobs: &jobs,
+        pipelines: &pipelines,
+        results: (&results, &layout),
+        timing: config.timing && ctx.has_timestamps(),
+    };
+    let recorded = if one_submission {
+        submission
+            .staged(scalar_at, staging_bytes, &mut run.timings)
             .await
-            .map(|(timed, verdict, index)| (timed, Vec::new(), Some(verdict), index))
-        } else {
-            self.submit_each(
-                &jobs,
-                &pipelines,
-                (&results, &layout),
-                config,
-                host_reduce,
-                &mut run.timings,
-            )
-            .await
-            .map(|(timed, sums, index)| (timed, sums, None, index))
+        .map(|(timed, verdict, index)| (timed, Vec::new(), Some(verdict), index))
+    } else {
+        submission.each(host_reduce, &mut run.timings).await
+        .map(|(timed, sums, index)| (timed, sums, None, index))
+    };
+    let (timed, mut host_sums, verdict, submitted) = match recorded {
+        Ok(r) => r,
+        Err(e) => {
+            ctx.put_results(results);
+            return Err(e);
+        }
+    };
+    let t_wait = web_time::Instant::now();
+    let bytes = read_results(ctx, results, layout.bytes, submitted, verdict).await?;
+    run.timings.wait_ms = t_wait.elapsed().as_secs_f64() * 1e3;
+    run.timings.gpu_wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let words: &[u32] = bytemuck::cast_slice(&bytes);
+    let codec = FieldCodec::<C::BaseField>::new(ctx.field_layout(), C::CURVE.field());
+    let t2 = web_time::Instant::now();
+    for (k, j) in jobs.iter().enumerate() {
+        let sums = match host_sums.get_mut(k) {
+            Some(h) => std::mem::take(h),
+            None => decode_rows::<C>(&codec, &words[(layout.at[k] / 4) as usize..], &j.plan)?,
         };
-        let (timed, mut host_sums, verdict, submitted) = match recorded {
-            Ok(r) => r,
-            Err(e) => {
-                self.put_results(results);
-                return Err(e);
-            }
-        };
-        let t_wait = web_time::Instant::now();
-        let bytes = self.read_results(results, layout.bytes, submitted, verdict).await?;
-        run.timings.wait_ms = t_wait.elapsed().as_secs_f64() * 1e3;
-        run.timings.gpu_wall_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let words: &[u32] = bytemuck::cast_slice(&bytes);
-        let codec = FieldCodec::<C::BaseField>::new(self.field_layout(), C::CURVE.field());
-        let t2 = web_time::Instant::now();
-        for (k, j) in jobs.iter().enumerate() {
-            let sums = match host_sums.get_mut(k) {
-                Some(h) => std::mem::take(h),
-                None => decode_rows::<C>(&codec, &words[(layout.at[k] / 4) as usize..], &j.plan)?,
-            };
-            for (v, q) in combine_rows(&sums, &j.plan).into_iter().enumerate() {
-                run.results[j.first + v] += q;
-            }
+        for (v, q) in combine_rows(&sums, &j.plan).into_iter().enumerate() {
+            run.results[j.first + v] += q;
         }
-        run.timings.host_combine_ms = t2.elapsed().as_secs_f64() * 1e3;
-        if config.timing && self.has_timestamps() {
-            let at = jobs.iter().enumerate().map(|(k, j)| layout.timestamps(k, &j.plan));
-            self.add_timestamps(&mut run.timings, &timed, words, at);
-        }
-        Ok(run)
     }
-
-    /// Maps the first `bytes` of the results, then awaits the submission's
-    /// error scopes (settled by then: awaited after the readback, not before it).
-    async fn read_results(
-        &self,
-        results: wgpu::Buffer,
-        bytes: u64,
-        submitted: wgpu::SubmissionIndex,
-        verdict: Option<Verdict>,
-    ) -> Result<Vec<u8>, MsmError> {
-        let bytes = self.map_read_range(&results, bytes, submitted).await;
-        // A buffer whose map timed out is still mapping: not for the pool.
-        if !matches!(bytes, Err(MsmError::Timeout { .. })) {
-            self.put_results(results);
-        }
-        if let Some(e) = match verdict {
-            Some(v) => v.await,
-            None => None,
-        } {
-            return Err(MsmError::Device(e.to_string()));
-        }
-        self.check_device_error()?;
-        bytes
+    run.timings.host_combine_ms = t2.elapsed().as_secs_f64() * 1e3;
+    if config.timing && ctx.has_timestamps() {
+        let at = jobs.iter().enumerate().map(|(k, j)| layout.timestamps(k, &j.plan));
+        ctx.add_timestamps(&mut run.timings, &timed, words, at);
     }
+    Ok(run)
+}
 
+/// Maps the first `bytes` of the results, then awaits the submission's
+/// error scopes (settled by then: awaited after the readback, not before it).
+async fn read_results(
+    ctx: &GpuContext,
+    results: wgpu::Buffer,
+    bytes: u64,
+    submitted: wgpu::SubmissionIndex,
+    verdict: Option<Verdict>,
+) -> Result<Vec<u8>, MsmError> {
+    let bytes = ctx.map_read_range(&results, bytes, submitted).await;
+    // A buffer whose map timed out is still mapping: not for the pool.
+    if !matches!(bytes, Err(MsmError::Timeout { .. })) {
+        ctx.put_results(results);
+    }
+    if let Some(e) = match verdict {
+        Some(v) => v.await,
+        None => None,
+    } {
+        return Err(MsmError::Device(e.to_string()));
+    }
+    ctx.check_device_error()?;
+    bytes
+}
+
+/// The timed kernels of one job, in recording order.
+type Labels = Vec<(Pass, String)>;
+
+/// One batch on its way to the GPU: its jobs, their compiled passes, the
+/// results buffer and whether kernels are timed, shared by every step of
+/// staging, recording and submitting.
+struct Submission<'a, 'j> {
+    ctx: &'a GpuContext,
+    jobs: &'a [Job<'j>],
+    pipelines: &'a [Option<PlanEntry>],
+    results: (&'a wgpu::Buffer, &'a ResultLayout),
+    timing: bool,
+}
+
+impl Submission<'_, '_> {
     /// Stages every job, records all of them into one encoder and submits it
     /// once. Returns each job's timed kernel labels.
-    #[allow(clippy::too_many_arguments)]
-    async fn submit_staged(
+    async fn staged(
         &self,
-        jobs: &[Job<'_>],
-        pipelines: &[Option<PlanEntry>],
-        results: (&wgpu::Buffer, &ResultLayout),
-        config: &MsmConfig,
         scalar_at: u64,
         staging_bytes: u64,
         timings: &mut MsmTimings,
-    ) -> Result<(Vec<Vec<(Pass, String)>>, Verdict, wgpu::SubmissionIndex), MsmError> {
+    ) -> Result<(Vec<Labels>, Verdict, wgpu::SubmissionIndex), MsmError> {
+        let (ctx, jobs) = (self.ctx, self.jobs);
         let t = web_time::Instant::now();
-        let staging = self.take_staging(staging_bytes);
+        let staging = ctx.take_staging(staging_bytes);
         let scalar_offsets: Vec<u64> = jobs
             .iter()
             .scan(scalar_at, |at, j| {
@@ -228,28 +190,18 @@ impl GpuContext {
                 Some(here)
             })
             .collect();
-        let write = || Self::write_staging(&staging, jobs, &scalar_offsets, staging_bytes);
-        let mut scratch: Vec<Option<Scratch>> = pipelines
+        let write = || self.write_staging(&staging, &scalar_offsets, staging_bytes);
+        let mut scratch: Vec<Option<Scratch>> = self
+            .pipelines
             .iter()
-            .map(|e| e.as_ref().map(|e| self.take_scratch(&e.plan)))
+            .map(|e| e.as_ref().map(|e| ctx.take_scratch(&e.plan)))
             .collect();
         // Error scopes are per thread: record on this one.
-        let scopes = self.catch(&[wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]);
-        let mut enc = self
+        let scopes = ctx.catch(&[wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]);
+        let mut enc = ctx
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-        let mut record = || {
-            self.record_jobs(
-                &mut enc,
-                jobs,
-                pipelines,
-                &mut scratch,
-                &staging,
-                &scalar_offsets,
-                results,
-                config,
-            )
-        };
+        let mut record = || self.record_all(&mut enc, &mut scratch, &staging, &scalar_offsets);
         // The pool writes the scalars while this thread records the passes.
         #[cfg(not(target_arch = "wasm32"))]
         let ((upload_ms, written), timed) = {
@@ -267,22 +219,22 @@ impl GpuContext {
         if let Err(e) = written {
             // Nothing is submitted; the staging buffer goes back to the pool.
             staging.remap();
-            self.put_staging(staging);
+            ctx.put_staging(staging);
             for s in scratch.into_iter().flatten() {
-                self.put_scratch(s);
+                ctx.put_scratch(s);
             }
             // popped, their outcome not needed
             drop(scopes);
             return Err(e);
         }
-        let submitted = self.queue.submit([enc.finish()]);
+        let submitted = ctx.queue.submit([enc.finish()]);
         staging.remap();
-        self.put_staging(staging);
+        ctx.put_staging(staging);
         // The scopes' verdicts arrive while the GPU runs: the caller awaits
         // them after the readback instead of before it.
         let verdict = scopes.pop();
         for s in scratch.into_iter().flatten() {
-            self.put_scratch(s);
+            ctx.put_scratch(s);
         }
         // the part of the wall time not spent waiting for the writes
         timings.submit_ms += (t.elapsed().as_secs_f64() * 1e3 - upload_ms).max(0.0);
@@ -293,15 +245,15 @@ impl GpuContext {
     /// buffer. Returns the milliseconds it took and whether every scalar was
     /// readable.
     fn write_staging(
+        &self,
         staging: &crate::context::Staging,
-        jobs: &[Job<'_>],
         scalar_offsets: &[u64],
         bytes: u64,
     ) -> (f64, Result<(), MsmError>) {
         let _span = tracing::debug_span!("msm.upload_scalars", bytes).entered();
         let t = web_time::Instant::now();
         let mut written = Ok(());
-        for (k, j) in jobs.iter().enumerate() {
+        for (k, j) in self.jobs.iter().enumerate() {
             written = written.and(staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&j.params())));
             let mut at = scalar_offsets[k];
             for v in &j.scalars {
@@ -314,22 +266,15 @@ impl GpuContext {
 
     /// Records every job behind the copies of its parameters and scalars out
     /// of `staging`. Returns each job's timed kernel labels.
-    #[allow(clippy::too_many_arguments)]
-    fn record_jobs(
+    fn record_all(
         &self,
         enc: &mut wgpu::CommandEncoder,
-        jobs: &[Job<'_>],
-        pipelines: &[Option<PlanEntry>],
         scratch: &mut [Option<Scratch>],
         staging: &crate::context::Staging,
         scalar_offsets: &[u64],
-        results: (&wgpu::Buffer, &ResultLayout),
-        config: &MsmConfig,
-    ) -> Vec<Vec<(Pass, String)>> {
-        let timing = config.timing && self.has_timestamps();
-        let mut timed = Vec::with_capacity(jobs.len());
-        for (k, j) in jobs.iter().enumerate() {
-            let entry = pipelines[j.entry].as_ref().expect("compiled for its jobs");
+    ) -> Vec<Labels> {
+        let mut timed = Vec::with_capacity(self.jobs.len());
+        for (k, j) in self.jobs.iter().enumerate() {
             let s = scratch[j.entry].as_mut().expect("taken for its jobs");
             enc.copy_buffer_to_buffer(&staging.buffer, k as u64 * PARAMS_BYTES, s.buf(Buf::Params), 0, PARAMS_BYTES);
             enc.copy_buffer_to_buffer(
@@ -339,7 +284,7 @@ impl GpuContext {
                 0,
                 j.scalar_bytes(),
             );
-            timed.push(self.record_job(enc, j, k, entry, s, results, timing));
+            timed.push(self.record_job(enc, k, s));
         }
         timed
     }
@@ -347,53 +292,40 @@ impl GpuContext {
     /// Records job `k` (its scalars and parameters in its scratch): the
     /// passes over its base part, then the copy of its row sums and
     /// timestamps into the results buffer. Returns its timed kernel labels.
-    #[allow(clippy::too_many_arguments)]
-    fn record_job(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        j: &Job<'_>,
-        k: usize,
-        entry: &PlanEntry,
-        s: &mut Scratch,
-        results: (&wgpu::Buffer, &ResultLayout),
-        timing: bool,
-    ) -> Vec<(Pass, String)> {
-        let groups = self.bind_groups(s, j.parts_id, j.part_index, j.part).clone();
-        let queries = timing.then(|| self.timing_objects(s).clone());
-        let labels = self.record(
+    fn record_job(&self, enc: &mut wgpu::CommandEncoder, k: usize, s: &mut Scratch) -> Labels {
+        let ctx = self.ctx;
+        let j = &self.jobs[k];
+        let entry = self.pipelines[j.entry].as_ref().expect("compiled for its jobs");
+        let groups = s.bind_groups(ctx, j.parts_id, j.part_index, j.part).clone();
+        let queries = self.timing.then(|| ctx.timing_objects(s).clone());
+        let labels = ctx.record(
             enc,
             &entry.pipelines,
             &groups,
             s.buf(Buf::Counts),
             queries.as_ref().map(|q| &q.0),
         );
-        self.copy_results(enc, s, results, k, queries.as_ref().map(|q| &q.1), labels.len());
+        self.copy_results(enc, s, k, queries.as_ref().map(|q| &q.1), labels.len());
         labels
     }
 
     /// Submits job by job through the queue's own staging; with the host
     /// reduce, reads each job's buckets back. Returns the timed labels and
     /// the host's window sums (empty without the host reduce).
-    #[allow(clippy::too_many_arguments)]
-    async fn submit_each<C: GpuCurve>(
+    async fn each<C: GpuCurve>(
         &self,
-        jobs: &[Job<'_>],
-        pipelines: &[Option<PlanEntry>],
-        results: (&wgpu::Buffer, &ResultLayout),
-        config: &MsmConfig,
         host_reduce: bool,
         timings: &mut MsmTimings,
-    ) -> Result<(Vec<Vec<(Pass, String)>>, Vec<Vec<Projective<C>>>, wgpu::SubmissionIndex), MsmError> {
-        let timing = config.timing && self.has_timestamps();
+    ) -> Result<(Vec<Labels>, Vec<Vec<Projective<C>>>, wgpu::SubmissionIndex), MsmError> {
+        let (ctx, jobs) = (self.ctx, self.jobs);
         let mut timed = Vec::with_capacity(jobs.len());
         let mut host_sums = Vec::new();
         let mut submitted = None;
         for (k, j) in jobs.iter().enumerate() {
-            let entry = pipelines[j.entry].as_ref().expect("compiled for its jobs");
-            let mut s = self.take_scratch(&j.plan);
+            let mut s = ctx.take_scratch(&j.plan);
             let t = web_time::Instant::now();
-            if let Err(e) = self.upload_job(&s, &j.scalars, &j.params()) {
-                self.put_scratch(s);
+            if let Err(e) = s.write_job(&ctx.queue, &j.scalars, &j.params()) {
+                ctx.put_scratch(s);
                 return Err(e);
             }
             timings.upload_ms += t.elapsed().as_secs_f64() * 1e3;
@@ -401,28 +333,28 @@ impl GpuContext {
             // Scopes around recording and submission (no await in between, so
             // concurrent MSMs cannot interleave scopes): a GPU error here
             // becomes this call's error, with wgpu's message.
-            let scopes = self.catch(&[wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]);
-            let mut enc = self
+            let scopes = ctx.catch(&[wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]);
+            let mut enc = ctx
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-            let labels = self.record_job(&mut enc, j, k, entry, &mut s, results, timing);
-            submitted = Some(self.queue.submit([enc.finish()]));
+            let labels = self.record_job(&mut enc, k, &mut s);
+            submitted = Some(ctx.queue.submit([enc.finish()]));
             let verdict = scopes.pop();
             timings.submit_ms += t.elapsed().as_secs_f64() * 1e3;
             if let Some(e) = verdict.await {
-                self.put_scratch(s);
+                ctx.put_scratch(s);
                 return Err(MsmError::Device(e.to_string()));
             }
             if host_reduce {
-                let sums = self.host_window_sums::<C>(&s).await;
-                self.put_scratch(s);
+                let sums = host_window_sums::<C>(ctx, &s).await;
+                ctx.put_scratch(s);
                 host_sums.push(sums?);
             } else {
-                self.put_scratch(s);
+                ctx.put_scratch(s);
             }
             timed.push(labels);
         }
-        let submitted = submitted.unwrap_or_else(|| self.queue.submit([]));
+        let submitted = submitted.unwrap_or_else(|| ctx.queue.submit([]));
         Ok((timed, host_sums, submitted))
     }
 
@@ -431,11 +363,11 @@ impl GpuContext {
         &self,
         enc: &mut wgpu::CommandEncoder,
         s: &Scratch,
-        (results, layout): (&wgpu::Buffer, &ResultLayout),
         k: usize,
         timestamps: Option<&wgpu::Buffer>,
         kernels: usize,
     ) {
+        let (results, layout) = self.results;
         let (from, bytes) = crate::passes::reduce::result_buffer(&s.plan);
         enc.copy_buffer_to_buffer(s.buf(from), 0, results, layout.at[k], bytes);
         if let (Some(resolve), Some((q, _))) = (timestamps, s.timing.as_ref()) {

@@ -8,22 +8,24 @@ use crate::passes::{bind_group, Buf, Pass};
 /// Base parts whose bind groups one scratch keeps.
 const CACHED_BINDINGS: usize = 8;
 
-impl GpuContext {
-    /// The bind groups of the four passes for `part` of base set `bases_id`.
-    pub(crate) fn bind_groups<'s>(
-        &self,
-        s: &'s mut Scratch,
+impl Scratch {
+    /// The bind groups of the four passes for `part` of base set `bases_id`
+    /// on `ctx`'s layouts.
+    pub(crate) fn bind_groups(
+        &mut self,
+        ctx: &GpuContext,
         bases_id: u64,
         part_index: usize,
         part: &BasePart,
-    ) -> &'s [wgpu::BindGroup; 4] {
+    ) -> &[wgpu::BindGroup; 4] {
+        let s = self;
         let key = (bases_id, part_index);
         if !s.bind_groups.contains_key(&key) {
             if s.bind_groups.len() >= CACHED_BINDINGS {
                 s.bind_groups.clear();
             }
             let groups = Pass::ALL.map(|pass| {
-                self.counters
+                ctx.counters
                     .bind_groups
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let buffer = |b: Buf| match b {
@@ -32,7 +34,7 @@ impl GpuContext {
                     Buf::BaseY => &part.y,
                     b => s.buf(b),
                 };
-                bind_group(&self.device, self.pipelines.bind_group_layout(pass), pass, buffer)
+                bind_group(&ctx.device, ctx.pipelines.bind_group_layout(pass), pass, buffer)
             });
             s.bind_groups.insert(key, groups);
         }

@@ -17,7 +17,9 @@ use ark_ff::BigInt;
 use wgpu::WriteOnly;
 
 use super::Scalars;
-use crate::context::Staging;
+use crate::context::{Scratch, Staging};
+use crate::layout::MsmParams;
+use crate::passes::Buf;
 use crate::error::MsmError;
 
 /// Scalars per parallel chunk.
@@ -120,6 +122,49 @@ pub(crate) fn write_scalars_to(
         _ => {}
     }
     Ok(())
+}
+
+/// A scratch's scalars and parameters written through the queue (the
+/// path of MSMs submitted job by job and of the diagnostics).
+impl Scratch {
+    /// Writes a chunk's parameters and scalars into this scratch through
+    /// the queue (wgpu stages them; the copies run at the next submission).
+    pub(crate) fn write_chunk(&self, queue: &wgpu::Queue, scalars: Scalars<'_>, base_offset: usize) -> Result<(), MsmError> {
+        let params = MsmParams {
+            base_offset: base_offset as u32,
+            scalar_form: scalars.form(),
+            ..MsmParams::from(&self.plan)
+        };
+        self.write_job(queue, &[scalars], &params)
+    }
+
+    /// [`Scratch::write_chunk`] for a job's vectors, back to back, with the
+    /// job's parameters.
+    pub(crate) fn write_job(&self, queue: &wgpu::Queue, vectors: &[Scalars<'_>], params: &MsmParams) -> Result<(), MsmError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(size) = wgpu::BufferSize::new(vectors.iter().map(|v| v.len() as u64 * 32).sum()) {
+            // refused only for a buffer of a device lost since the call's check
+            let Some(mut view) = queue.write_buffer_with(self.buf(Buf::Scalars), 0, size) else {
+                return Err(unmapped(&"the queue refused the scalars' write"));
+            };
+            let mut at = 0;
+            for v in vectors {
+                let len = v.len() * 32;
+                write_scalars(view.slice(at..at + len), *v);
+                at += len;
+            }
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let mut at = 0;
+            for v in vectors {
+                write_scalars_to(queue, self.buf(Buf::Scalars), at, *v)?;
+                at += v.len() as u64 * 32;
+            }
+        }
+        queue.write_buffer(self.buf(Buf::Params), 0, bytemuck::bytes_of(params));
+        Ok(())
+    }
 }
 
 /// Writes scalars in any form (32 bytes each) into mapped upload memory.
