@@ -43,30 +43,6 @@ impl Curve {
         Curve::ALL.into_iter().find(|c| c.name() == name)
     }
 
-    /// The group a curve name (`bn254`, `bls12-381`) and a group name
-    /// (`g1`, `g2`) name, in any case: what the CLI's `--curve`/`--group`
-    /// and the package's `curve`/`group` options take. The error names the
-    /// option that is wrong.
-    pub fn from_names(curve: &str, group: &str) -> Result<Curve, crate::error::MsmError> {
-        use crate::error::MsmError;
-        let g1 = Curve::from_name(curve)
-            .filter(|c| c.coords() == Coords::Fq)
-            .ok_or_else(|| {
-                MsmError::invalid_config(
-                    "curve",
-                    format!("unknown curve {curve:?} (expected \"bn254\" or \"bls12-381\")"),
-                )
-            })?;
-        match group.to_ascii_lowercase().as_str() {
-            "g1" => Ok(g1),
-            "g2" => Ok(g1.with_coords(Coords::Fq2)),
-            _ => Err(MsmError::invalid_config(
-                "group",
-                format!("unknown group {group:?} (expected \"g1\" or \"g2\")"),
-            )),
-        }
-    }
-
     /// The group of `field`'s curve whose coordinates are `coords`.
     pub const fn of(field: BaseField, coords: Coords) -> Curve {
         match (field, coords) {

@@ -4,7 +4,11 @@ use std::sync::atomic::AtomicU64;
 
 use msm_wgsl::{FieldCode, FieldLayout, Inversion};
 
+use msm_wgsl::Coords;
+
 use super::PipelineCacheDir;
+use crate::curve::Curve;
+use crate::error::MsmError;
 use crate::plan::profile::ProfileChoice;
 use crate::knobs::KnobOverrides;
 
@@ -91,4 +95,30 @@ pub(crate) struct Counters {
     pub(crate) query_sets: AtomicU64,
     pub(crate) pipelines: AtomicU64,
     pub(crate) buffer_bytes: AtomicU64,
+}
+
+/// Options name curve groups as the CLI and the browser package do.
+impl Curve {
+    /// The group a curve name (`bn254`, `bls12-381`) and a group name
+    /// (`g1`, `g2`) name, in any case: what the CLI's `--curve`/`--group`
+    /// and the package's `curve`/`group` options take. The error names the
+    /// option that is wrong.
+    pub fn from_names(curve: &str, group: &str) -> Result<Curve, MsmError> {
+        let g1 = Curve::from_name(curve)
+            .filter(|c| c.coords() == Coords::Fq)
+            .ok_or_else(|| {
+                MsmError::invalid_config(
+                    "curve",
+                    format!("unknown curve {curve:?} (expected \"bn254\" or \"bls12-381\")"),
+                )
+            })?;
+        match group.to_ascii_lowercase().as_str() {
+            "g1" => Ok(g1),
+            "g2" => Ok(g1.with_coords(Coords::Fq2)),
+            _ => Err(MsmError::invalid_config(
+                "group",
+                format!("unknown group {group:?} (expected \"g1\" or \"g2\")"),
+            )),
+        }
+    }
 }
