@@ -9,6 +9,7 @@ scripts/setup-web.sh --browser
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}"
 # Arguments go to the test runner, e.g. --include-ignored for the full knob matrix.
-cargo test --target wasm32-unknown-unknown -p msm-wasm --test web --test worker -- "$@"
+# In release: the package's build below then reuses every dependency.
+cargo test --release --target wasm32-unknown-unknown -p msm-wasm --test web --test worker -- "$@"
 scripts/build-web.sh
 cargo test -p msm-wasm --test page -- --ignored
