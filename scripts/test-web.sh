@@ -12,4 +12,6 @@ export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-1800}"
 # In release: the package's build below then reuses every dependency.
 cargo test --release --target wasm32-unknown-unknown -p msm-wasm --test web --test worker -- "$@"
 scripts/build-web.sh
-cargo test -p msm-wasm --test page -- --ignored
+# --workspace: the features of the native suite's build, which this reuses
+# (alone, msm-wasm's own features would rebuild wgpu and arkworks natively).
+cargo test --workspace --test page -- --ignored
