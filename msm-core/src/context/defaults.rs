@@ -37,12 +37,11 @@ impl GpuContext {
     /// The knobs [`GpuContext::msm`] uses for `n` points: each knob the
     /// caller gave, else the tuned profile's for that size, else the default.
     pub fn config_for(&self, n: usize) -> MsmConfig {
-        let mut base = match &self.profile {
+        let base = match &self.profile {
             Some(p) => p.config_for(n),
             None => profile::config_in_ranges(&self.builtin_ranges, n),
         };
-        base.fit_walker_threads(&self.bounds());
-        self.knobs.over(&base)
+        self.knobs.over(&self.fitted(base))
     }
 
     /// `config` with the walker's workgroup fitted to this adapter and

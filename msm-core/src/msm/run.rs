@@ -146,11 +146,10 @@ async fn read_results(
     if !matches!(bytes, Err(MsmError::Timeout { .. })) {
         ctx.put_results(results);
     }
-    if let Some(e) = match verdict {
-        Some(v) => v.await,
-        None => None,
-    } {
-        return Err(MsmError::Device(e.to_string()));
+    if let Some(verdict) = verdict {
+        if let Some(e) = verdict.await {
+            return Err(MsmError::Device(e.to_string()));
+        }
     }
     ctx.check_device_error()?;
     bytes

@@ -18,11 +18,10 @@ impl Scratch {
         part_index: usize,
         part: &BasePart,
     ) -> &[wgpu::BindGroup; 4] {
-        let s = self;
         let key = (bases_id, part_index);
-        if !s.bind_groups.contains_key(&key) {
-            if s.bind_groups.len() >= CACHED_BINDINGS {
-                s.bind_groups.clear();
+        if !self.bind_groups.contains_key(&key) {
+            if self.bind_groups.len() >= CACHED_BINDINGS {
+                self.bind_groups.clear();
             }
             let groups = Pass::ALL.map(|pass| {
                 ctx.counters
@@ -32,12 +31,12 @@ impl Scratch {
                     Buf::BaseFlags => &part.flags,
                     Buf::BaseX => &part.x,
                     Buf::BaseY => &part.y,
-                    b => s.buf(b),
+                    b => self.buf(b),
                 };
                 bind_group(&ctx.device, ctx.pipelines.bind_group_layout(pass), pass, buffer)
             });
-            s.bind_groups.insert(key, groups);
+            self.bind_groups.insert(key, groups);
         }
-        &s.bind_groups[&key]
+        &self.bind_groups[&key]
     }
 }
