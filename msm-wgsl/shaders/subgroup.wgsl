@@ -2,7 +2,7 @@
 // subgroup by the group's endomorphism test (`subgroup_params`, generated
 // with its constants): [k]P (twice for BLS12-381 G1, refusing [k]P = P on
 // the way) compared with the image of P under phi or psi, negated where
-// the test says so. One short kernel per step of the double-and-add, the
+// the test says so. Short kernels for the steps of the double-and-add, the
 // host dispatching them in k's bit order, each point's accumulator kept in
 // `acc` between dispatches: the whole loop in one kernel was more than
 // NVIDIA's compiler takes for BLS12-381 G2 in the 13x20 layout (it crashed
@@ -12,7 +12,8 @@
 // first bad point. Identity points (flag 1) pass. BN254's G1 (cofactor 1)
 // never runs it.
 //
-// Entry points: `begin` (acc = P), `dbl` (acc = 2 acc), `add` (acc += P, or
+// Entry points: `begin` (acc = P), `dbl` (acc = 2^count acc: a run of
+// doublings, so that few dispatches wait on each other), `add` (acc += P, or
 // += the second step's base), `mid` (the two-step test: refuse [k]P = P,
 // base = acc), `finish` (compare with the endomorphism's image).
 #import curve
@@ -27,6 +28,8 @@ struct SubgroupParams {
     offset: u32,
     // 1: `add` adds the second step's base (acc's planes 4..8), else P
     second: u32,
+    // doublings one `dbl` runs
+    count: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: SubgroupParams;
@@ -124,7 +127,11 @@ fn begin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 fn dbl(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = point_index(gid, nwg);
     if i < params.n {
-        store(i, 0u, xyzz_double(load(i, 0u)));
+        var a = load(i, 0u);
+        for (var s = 0u; s < params.count; s++) {
+            a = xyzz_double(a);
+        }
+        store(i, 0u, a);
     }
 }
 

@@ -2,7 +2,11 @@
 //! GPU (beside `msm-wgsl/shaders/subgroup.wgsl`): every point of the set,
 //! one invocation each in a round of short dispatches, by its group's
 //! endomorphism test (BLS12-381's G1 and
-//! G2, BN254's G2; BN254's G1 has cofactor 1 and runs nothing). Uploads from
+//! G2, BN254's G2; BN254's G1 has cofactor 1 and runs nothing). A `dbl`
+//! dispatch runs a whole run of doublings between additions, and a round
+//! covers as many points as one binding (and 256 MiB) holds: each
+//! dispatch of a round waits on the one before, so their count is the
+//! cost beyond the arithmetic. Uploads from
 //! bytes run it behind the conversion; points a caller uploads typed are
 //! trusted unless the caller asks ([`GpuContext::check_subgroup`]).
 
@@ -19,9 +23,19 @@ use crate::error::MsmError;
 /// Points per workgroup of every entry point (override `WG`).
 const WG: u32 = 64;
 
-/// Points one round of dispatches tests: their accumulators (4 or 8
-/// coordinates each) are the scratch, 50 MB at most.
-const BATCH_POINTS: usize = 1 << 17;
+/// Bytes of accumulators (4 or 8 coordinates a point) one round of
+/// dispatches may use as scratch.
+const ACC_BYTES_MAX: u64 = 256 << 20;
+
+/// Doublings one `dbl` dispatch runs at most: under a loop cap with looped
+/// field code each doubling's products loop, so one a dispatch there.
+fn max_run(loop_capped: bool, looped: bool) -> u32 {
+    if loop_capped && looped {
+        1
+    } else {
+        64
+    }
+}
 
 /// Twin of WGSL `SubgroupParams` (uniform).
 #[repr(C)]
@@ -31,26 +45,36 @@ struct SubgroupParams {
     first: u32,
     offset: u32,
     second: u32,
+    /// doublings a `dbl` dispatch runs
+    count: u32,
+    _pad: [u32; 3],
 }
 
-/// The kernels of the test of `curve` in dispatch order, with whether `add`
-/// adds the second step's base: `begin`, then per bit of k below its top a
-/// doubling and, where the bit is set, an addition; for the two-step test
-/// `mid` and the same again; then `finish`.
-fn steps(curve: Curve) -> Vec<(&'static str, bool)> {
+/// One dispatch of the test: its entry point, whether it works on the
+/// second step, and the doublings a `dbl` runs (1 for the others).
+type Step = (&'static str, bool, u32);
+
+/// The kernels of the test of `curve` in dispatch order: `begin`, then per
+/// bit of k below its top a doubling and, where the bit is set, an
+/// addition, consecutive doublings in one `dbl` of at most `max_run`; for
+/// the two-step test `mid` and the same again; then `finish`.
+fn steps(curve: Curve, max_run: u32) -> Vec<Step> {
     let t = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords());
     let bits = 128 - t.k.leading_zeros();
-    let mut out = Vec::new();
+    let mut out: Vec<Step> = Vec::new();
     for second in [false, true].into_iter().take(if t.two_step { 2 } else { 1 }) {
-        out.push((if second { "mid" } else { "begin" }, second));
+        out.push((if second { "mid" } else { "begin" }, second, 1));
         for b in (0..bits.saturating_sub(1)).rev() {
-            out.push(("dbl", second));
+            match out.last_mut() {
+                Some(("dbl", _, count)) if *count < max_run.max(1) => *count += 1,
+                _ => out.push(("dbl", second, 1)),
+            }
             if (t.k >> b) & 1 == 1 {
-                out.push(("add", second));
+                out.push(("add", second, 1));
             }
         }
     }
-    out.push(("finish", false));
+    out.push(("finish", false, 1));
     out
 }
 
@@ -85,7 +109,7 @@ impl GpuContext {
             return Ok(());
         }
         let bad = self.bad_index_buffer();
-        self.record_subgroup_checks(&bases.parts, &bad, BATCH_POINTS).await?;
+        self.record_subgroup_checks(&bases.parts, &bad, usize::MAX).await?;
         match self.read_words(&bad, 1).await?[0] {
             u32::MAX => Ok(()),
             index if index as usize >= bases.n => Err(MsmError::CorruptResult),
@@ -120,7 +144,6 @@ impl GpuContext {
         bad: &wgpu::Buffer,
         batch: usize,
     ) -> Result<(), MsmError> {
-        let batch = batch.clamp(1, BATCH_POINTS);
         let curve = self.curve();
         let jobs = subgroup_jobs(curve);
         self.precompile(jobs.clone()).await?;
@@ -129,10 +152,12 @@ impl GpuContext {
             pipelines.insert(*entry, self.pipeline(*id, entry, overrides, *pass).await?);
         }
         let two_step = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords()).two_step;
-        let longest = parts.iter().map(|p| p.len).max().unwrap_or(0).min(batch);
         let stride = if two_step { 8 } else { 4 };
         let degree = if curve.coords() == msm_wgsl::Coords::Fq2 { 2 } else { 1 };
         let coord_bytes = 4 * degree * msm_wgsl::layout::packed_words(&curve.field().modulus()) as u64;
+        let acc_max = ACC_BYTES_MAX.min(self.device.limits().max_storage_buffer_binding_size);
+        let batch = batch.clamp(1, (acc_max / (stride as u64 * coord_bytes)).max(1) as usize);
+        let longest = parts.iter().map(|p| p.len).max().unwrap_or(0).min(batch);
         let acc_usage = wgpu::BufferUsages::STORAGE;
         let acc = self.create_buffer(
             "subgroup.acc",
@@ -140,7 +165,8 @@ impl GpuContext {
             acc_usage,
         );
         let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
-        let steps = steps(curve);
+        let looped = self.field_code() == msm_wgsl::FieldCode::Looped;
+        let steps = steps(curve, max_run(self.has_loop_cap(), looped));
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("subgroup"),
         });
@@ -148,26 +174,31 @@ impl GpuContext {
             for offset in (0..part.len).step_by(batch) {
                 let n = (part.len - offset).min(batch);
                 let groups = self.grid((n as u32).div_ceil(WG));
-                // a uniform per batch and step kind: the encoder is submitted once
-                let mut params = Vec::new();
-                for second in [0, 1] {
-                    let buf =
-                        self.create_buffer("subgroup.params", std::mem::size_of::<SubgroupParams>() as u64, usage);
-                    let p = SubgroupParams {
-                        n: n as u32,
-                        first: (part.start + offset) as u32,
-                        offset: offset as u32,
-                        second,
-                    };
-                    self.queue.write_buffer(&buf, 0, bytemuck::bytes_of(&p));
-                    params.push(buf);
+                // a uniform per batch, step and run length: the encoder is
+                // submitted once
+                let mut params = std::collections::HashMap::new();
+                for &(_, second, count) in &steps {
+                    params.entry((second, count)).or_insert_with(|| {
+                        let size = std::mem::size_of::<SubgroupParams>() as u64;
+                        let buf = self.create_buffer("subgroup.params", size, usage);
+                        let p = SubgroupParams {
+                            n: n as u32,
+                            first: (part.start + offset) as u32,
+                            offset: offset as u32,
+                            second: second as u32,
+                            count,
+                            _pad: [0; 3],
+                        };
+                        self.queue.write_buffer(&buf, 0, bytemuck::bytes_of(&p));
+                        buf
+                    });
                 }
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("subgroup"),
                     timestamp_writes: None,
                 });
-                for &(entry, second) in &steps {
-                    let params = &params[second as usize];
+                for &(entry, second, count) in &steps {
+                    let params = &params[&(second, count)];
                     let bindings: &[(u32, &wgpu::Buffer)] = match entry {
                         "dbl" => &[(0, params), (3, &part.flags), (5, &acc)],
                         "begin" | "add" => &[(0, params), (1, &part.x), (2, &part.y), (3, &part.flags), (5, &acc)],
@@ -194,28 +225,42 @@ mod tests {
     use super::steps;
     use crate::curve::Curve;
 
-    /// The dispatches compute [k]P by double-and-add from k's top bit.
+    /// The dispatches compute [k]P by double-and-add from k's top bit,
+    /// whatever the runs of doublings a dispatch may take.
     #[test]
     fn steps_double_and_add_over_k() {
         for curve in [Curve::Bls12_381G1, Curve::Bn254G2, Curve::Bls12_381G2] {
             let t = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords());
-            let mut k = 0u128;
-            let mut ks = Vec::new();
-            for (entry, _) in steps(curve) {
-                match entry {
-                    "begin" | "mid" => {
-                        if entry == "mid" {
-                            ks.push(k);
+            for max_run in [1, 3, 64] {
+                let mut k = 0u128;
+                let mut ks = Vec::new();
+                let steps = steps(curve, max_run);
+                for &(entry, _, count) in &steps {
+                    match entry {
+                        "begin" | "mid" => {
+                            if entry == "mid" {
+                                ks.push(k);
+                            }
+                            k = 1;
                         }
-                        k = 1;
+                        "dbl" => {
+                            assert!((1..=max_run).contains(&count), "{curve}: a run of {count}");
+                            k <<= count;
+                        }
+                        "add" => k += 1,
+                        _ => ks.push(k),
                     }
-                    "dbl" => k *= 2,
-                    "add" => k += 1,
-                    _ => ks.push(k),
+                }
+                assert!(ks.iter().all(|&got| got == t.k), "{curve}: {ks:?} against {}", t.k);
+                assert_eq!(ks.len(), if t.two_step { 2 } else { 1 });
+                let dbls = steps.iter().filter(|s| s.0 == "dbl").count();
+                let doublings: u32 = steps.iter().filter(|s| s.0 == "dbl").map(|s| s.2).sum();
+                if max_run == 1 {
+                    assert_eq!(dbls as u32, doublings);
+                } else {
+                    assert!((dbls as u32) < doublings, "{curve}: runs merge");
                 }
             }
-            assert!(ks.iter().all(|&got| got == t.k), "{curve}: {ks:?} against {}", t.k);
-            assert_eq!(ks.len(), if t.two_step { 2 } else { 1 });
         }
     }
 }
