@@ -137,7 +137,7 @@ impl GpuContext {
     /// Submits the test of every point of `parts` (of this context's
     /// curve), lowering `bad` to the first point outside the subgroup: a
     /// round of short dispatches (`steps`) per batch of at most `batch`
-    /// points (and [`BATCH_POINTS`]).
+    /// points (and as many as [`ACC_BYTES_MAX`] of accumulators hold).
     pub(crate) async fn record_subgroup_checks(
         &self,
         parts: &[BasePart],
