@@ -34,8 +34,9 @@ pub struct GpuArgs {
     /// Field limb layout: 13x20, 16x16 or 32x8-int64 (default: best for the adapter).
     #[arg(long)]
     pub layout: Option<String>,
-    /// Field multiplication code: unrolled or looped (default: looped on
-    /// SwiftShader and for BLS12-381 G2 in 13x20 on a GPU, unrolled elsewhere).
+    /// Field multiplication code: unrolled, looped, rows or mixed (default on a
+    /// GPU: rows, mixed in 13x20 but for BLS12-381 G2; looped on SwiftShader;
+    /// unrolled under a loop cap).
     #[arg(long)]
     pub field_code: Option<String>,
     /// Field inversion: fermat, gcd or bingcd (default: fermat under a loop

@@ -88,17 +88,23 @@ pub fn has_loop_cap(info: &wgpu::AdapterInfo) -> bool {
     AdapterClass::of(info) == AdapterClass::Lavapipe
 }
 
-/// The field code used when none is asked for: looped multiplications on
-/// SwiftShader, whose compiler crashes on the unrolled MSM shaders, and for
-/// BLS12-381 G2 in the 13x20 layout off a loop cap, whose unrolled passes
-/// (Fq2 over 30 limbs inlined) NVIDIA's compiler turns into a lost device
-/// (docs/benchmarks.md); unrolled everywhere else.
+/// The field code used when none is asked for. On GPUs, row loops: they
+/// compile 3-7x faster than straight-line limb code on NVIDIA and run as fast
+/// or faster in every pass but the 13x20 walker, which keeps straight-line
+/// code (`Mixed`) except in BLS12-381 G2, whose straight-line passes NVIDIA's
+/// compiler turns into a lost device (docs/benchmarks.md). Looped code on
+/// SwiftShader, whose compiler crashes on the unrolled MSM shaders; straight
+/// lines under a loop cap, where row loops would spend the loop budget that
+/// the plans count without them.
 pub fn default_field_code(info: &wgpu::AdapterInfo, curve: Curve, layout: FieldLayout) -> FieldCode {
-    let bls_g2_portable = curve == Curve::Bls12_381G2 && layout == FieldLayout::Limbs13x20;
-    if is_swiftshader(info) || (bls_g2_portable && !has_loop_cap(info)) {
+    if is_swiftshader(info) {
         FieldCode::Looped
-    } else {
+    } else if has_loop_cap(info) || layout == FieldLayout::Limbs16x16 {
         FieldCode::Unrolled
+    } else if layout == FieldLayout::Limbs13x20 && curve != Curve::Bls12_381G2 {
+        FieldCode::Mixed
+    } else {
+        FieldCode::Rows
     }
 }
 
@@ -197,11 +203,15 @@ mod tests {
         let code = |i: &wgpu::AdapterInfo, c| default_field_code(i, c, FieldLayout::Limbs13x20);
         assert_eq!(code(dawn_lavapipe, Curve::Bls12_381G2), FieldCode::Unrolled);
         let dawn_gpu = &cases.last().unwrap().0;
-        assert_eq!(code(dawn_gpu, Curve::Bls12_381G2), FieldCode::Looped);
-        assert_eq!(code(dawn_gpu, Curve::Bn254G2), FieldCode::Unrolled);
-        assert_eq!(code(dawn_gpu, Curve::Bls12_381G1), FieldCode::Unrolled);
+        assert_eq!(code(dawn_gpu, Curve::Bls12_381G2), FieldCode::Rows);
+        assert_eq!(code(dawn_gpu, Curve::Bn254G2), FieldCode::Mixed);
+        assert_eq!(code(dawn_gpu, Curve::Bls12_381G1), FieldCode::Mixed);
         let wide = default_field_code(dawn_gpu, Curve::Bls12_381G2, FieldLayout::Limbs32x8);
-        assert_eq!(wide, FieldCode::Unrolled);
+        assert_eq!(wide, FieldCode::Rows);
+        let lavapipe = &cases[0].0;
+        assert_eq!(AdapterClass::of(lavapipe), AdapterClass::Lavapipe);
+        let native = default_field_code(lavapipe, Curve::Bn254G1, FieldLayout::Limbs32x8);
+        assert_eq!(native, FieldCode::Unrolled);
         assert_eq!(
             default_inversion(dawn_lavapipe, FieldLayout::Limbs13x20),
             Inversion::Fermat

@@ -8,7 +8,7 @@ use ark_ff::{Field, PrimeField, UniformRand};
 use common::{ctx, ctx_with, edge_values, field_reference, operand_pairs_of, rng};
 use msm_core::diagnostics::FieldOp;
 use msm_core::repr::{bigint_to_words, FieldRepr, Words};
-use msm_core::{FieldLayout, GpuContext, Inversion};
+use msm_core::{ContextOptions, FieldCode, FieldLayout, GpuContext, Inversion};
 use proptest::prelude::*;
 
 /// Every ordered pair of edge values plus seeded random pairs, a = b and a = -b.
@@ -61,6 +61,27 @@ fn field_ops_match_arkworks() {
     let (a, b) = operand_pairs(1);
     for layout in FieldLayout::ALL {
         check_ops(layout, &a, &b);
+    }
+}
+
+/// The row-loop multiplication (`FieldCode::Rows`) in every layout.
+#[test]
+fn rows_field_code_matches_arkworks() {
+    let (a, b) = operand_pairs(5);
+    for layout in FieldLayout::ALL {
+        let opts = ContextOptions {
+            field_layout: Some(layout),
+            field_code: Some(FieldCode::Rows),
+            ..Default::default()
+        };
+        match GpuContext::new_blocking(&opts) {
+            Ok(ctx) => {
+                assert_eq!(ctx.field_code(), FieldCode::Rows);
+                check_ops_on(&ctx, layout, &a, &b);
+            }
+            Err(msm_core::MsmError::LayoutUnsupported { .. }) => continue,
+            Err(e) => panic!("{layout}: {e}"),
+        }
     }
 }
 

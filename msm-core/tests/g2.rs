@@ -41,10 +41,17 @@ fn fq2_edges<F: Field>() -> Vec<F> {
 /// raw words (each half any value below 2^(32 words)), on `C`'s Fq2 in
 /// `layouts` (those the adapter runs).
 fn check_fq2_ops<C: GpuCurve>(layouts: &[FieldLayout], seed: u64) {
-    let curve = C::CURVE;
-    let (a, b) = operand_pairs_of(&fq2_edges::<C::BaseField>(), seed, 60);
     for &layout in layouts {
         let Some(ctx) = ctx(layout) else { continue };
+        check_fq2_ops_on::<C>(ctx, layout, seed);
+    }
+}
+
+/// [`check_fq2_ops`] on one context of `layout`.
+fn check_fq2_ops_on<C: GpuCurve>(ctx: &GpuContext, layout: FieldLayout, seed: u64) {
+    let curve = C::CURVE;
+    let (a, b) = operand_pairs_of(&fq2_edges::<C::BaseField>(), seed, 60);
+    {
         let codec = codec_of::<C>(layout);
         let words = codec.words();
         let enc = |v: &[C::BaseField]| -> Vec<Vec<u32>> { v.iter().map(|x| codec.encode(*x)).collect() };
@@ -94,6 +101,34 @@ fn fq2_ops_match_arkworks_on_both_curves() {
     common::fast_lavapipe_compile();
     check_fq2_ops::<Bn254G2>(&[FieldLayout::Limbs13x20, FieldLayout::Limbs32x8], 2);
     check_fq2_ops::<Bls12_381G2>(&[FieldLayout::Limbs32x8], 3);
+}
+
+/// Fq2 over row-loop Fq code (three Fq products, not the 64-bit layout's
+/// lazy Karatsuba), the GPUs' default, on both curves.
+#[test]
+fn fq2_ops_over_row_loops() {
+    common::fast_lavapipe_compile();
+    for (curve, layouts) in [
+        (Curve::Bn254G1, &[FieldLayout::Limbs13x20, FieldLayout::Limbs32x8][..]),
+        (Curve::Bls12_381G1, &[FieldLayout::Limbs32x8][..]),
+    ] {
+        for &layout in layouts {
+            let opts = msm_core::ContextOptions {
+                curve,
+                field_layout: Some(layout),
+                field_code: Some(msm_core::FieldCode::Rows),
+                ..Default::default()
+            };
+            let ctx = match GpuContext::new_blocking(&opts) {
+                Err(MsmError::LayoutUnsupported { .. }) => continue,
+                c => c.unwrap(),
+            };
+            match curve {
+                Curve::Bn254G1 => check_fq2_ops_on::<Bn254G2>(&ctx, layout, 4),
+                _ => check_fq2_ops_on::<Bls12_381G2>(&ctx, layout, 5),
+            }
+        }
+    }
 }
 
 /// [`fq2_ops_match_arkworks_on_both_curves`] in every layout

@@ -28,8 +28,8 @@ export interface GroupOptions {
 export interface ContextOptions extends GroupOptions {
   /** Field limb layout; default "13x20" (WebGPU has no 64-bit integers). */
   fieldLayout?: "13x20" | "16x16" | "32x8-int64";
-  /** Field multiplication code; default "looped" on SwiftShader and for BLS12-381 G2 on a GPU, else "unrolled". */
-  fieldCode?: "unrolled" | "looped";
+  /** Field multiplication code; default on a GPU "mixed" ("rows" for BLS12-381 G2), "looped" on SwiftShader, "unrolled" under a loop cap. */
+  fieldCode?: "unrolled" | "looped" | "rows" | "mixed";
   /** Field inversion; default "gcd" (binary GCD), "fermat" under a loop cap. */
   inversion?: "fermat" | "gcd";
   /** Request timestamp-query when the adapter has it (default true). */
@@ -149,7 +149,7 @@ export interface AdapterDescription {
    * SwiftShader (looped field code, host reduce), another CPU adapter, or a GPU. */
   adapterClass: "lavapipe" | "swiftshader" | "cpu" | "gpu";
   fieldLayout: string;
-  fieldCode: "unrolled" | "looped";
+  fieldCode: "unrolled" | "looped" | "rows" | "mixed";
   /** The field inversion the shaders use. */
   inversion: "fermat" | "gcd" | "bingcd";
   /** Where buckets become window sums with this context's knobs. */

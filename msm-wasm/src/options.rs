@@ -64,9 +64,9 @@ pub struct ContextOptions {
     /// shader integers, which WebGPU does not offer.
     #[serde(default)]
     pub field_layout: Option<String>,
-    /// "unrolled" or "looped" field multiplication; default: looped on
-    /// SwiftShader (Chromium's software WebGPU) and for BLS12-381 G2 on a GPU,
-    /// unrolled elsewhere.
+    /// "unrolled", "looped", "rows" or "mixed" field multiplication; default
+    /// on a GPU: mixed (rows for BLS12-381 G2); looped on SwiftShader
+    /// (Chromium's software WebGPU); unrolled under a loop cap.
     #[serde(default)]
     pub field_code: Option<String>,
     /// "fermat" or "gcd"; default: the adapter's (see msm-core).

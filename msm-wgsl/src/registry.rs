@@ -143,6 +143,8 @@ pub struct ShaderLibrary {
     field: String,
     scalar: String,
     subgroup_params: String,
+    /// The stream walker's field module where its code differs (`Mixed`).
+    walker_field: Option<String>,
 }
 
 impl ShaderLibrary {
@@ -159,6 +161,12 @@ impl ShaderLibrary {
             field: field_module_for(&opts),
             scalar: scalar_module_for(opts.field),
             subgroup_params: subgroup_params_module(opts.field, opts.coords),
+            walker_field: (opts.code.for_walker() != opts.code).then(|| {
+                field_module_for(&FieldOptions {
+                    code: opts.code.for_walker(),
+                    ..opts
+                })
+            }),
         };
         for id in lib.fixed_ids() {
             lib.source(id)?;
@@ -195,7 +203,9 @@ impl ShaderLibrary {
         }
         let mut walker_config = String::new();
         let mut unroll = None;
+        let mut field = &self.field;
         if let ShaderId::StreamWalker(v) = id {
+            field = self.walker_field.as_ref().unwrap_or(field);
             unroll = v.unroll.then_some(v.slots);
             walker_config = format!("// slots per walker thread\nconst S: u32 = {}u;\n", v.slots);
             for (on, name) in [
@@ -210,7 +220,7 @@ impl ShaderLibrary {
         }
         let modules = Modules {
             curve_params: &self.curve_params,
-            field: &self.field,
+            field,
             scalar: &self.scalar,
             subgroup_params: &self.subgroup_params,
             walker_config,

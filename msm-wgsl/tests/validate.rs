@@ -168,6 +168,35 @@ fn looped_field_code_validates() {
     }
 }
 
+/// The row-loop multiplication in every layout, over Fq and Fq2, and every
+/// shader over it.
+#[test]
+fn rows_field_code_validates() {
+    for layout in FieldLayout::ALL {
+        for coords in [Coords::Fq, Coords::Fq2] {
+            let lib = ShaderLibrary::with_options(FieldOptions {
+                code: FieldCode::Rows,
+                coords,
+                ..FieldOptions::new(layout)
+            })
+            .unwrap();
+            let n = layout.limb_count();
+            assert!(lib
+                .source(ShaderId::FieldOps)
+                .unwrap()
+                .contains(&format!("for (var i = 0u; i < {}u; i++)", n / 2)));
+            let ids = ShaderId::FIXED
+                .into_iter()
+                .chain(walker_variants().into_iter().map(ShaderId::StreamWalker));
+            for id in ids {
+                if let Err(e) = validate(&lib.source(id).unwrap(), caps_for(layout)) {
+                    panic!("{id:?} ({layout}, {coords:?}, rows) failed to validate:\n{e}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn wide_layout_really_needs_int64() {
     let lib = ShaderLibrary::new(FieldLayout::Limbs32x8).unwrap();

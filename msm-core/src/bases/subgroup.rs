@@ -28,7 +28,8 @@ const WG: u32 = 64;
 const ACC_BYTES_MAX: u64 = 256 << 20;
 
 /// Doublings one `dbl` dispatch runs at most: under a loop cap with looped
-/// field code each doubling's products loop, so one a dispatch there.
+/// or row-loop field code each doubling's products loop, so one a dispatch
+/// there.
 fn max_run(loop_capped: bool, looped: bool) -> u32 {
     if loop_capped && looped {
         1
@@ -165,7 +166,7 @@ impl GpuContext {
             acc_usage,
         );
         let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
-        let looped = self.field_code() == msm_wgsl::FieldCode::Looped;
+        let looped = self.field_code() != msm_wgsl::FieldCode::Unrolled;
         let steps = steps(curve, max_run(self.has_loop_cap(), looped));
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("subgroup"),

@@ -11,19 +11,21 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use super::{FieldOptions, Gen};
+use super::{FieldCode, FieldOptions, Gen};
 use crate::layout::{packed_words, BaseField, Coords, FieldConstants, FieldLayout};
 
 /// The Fq2 `field` module of `opts`: its base field's module renamed, then
-/// the Fq2 layer; with 64-bit products, Karatsuba with lazy reduction
-/// (wide.rs).
+/// the Fq2 layer; with 64-bit products and straight-line code, Karatsuba
+/// with lazy reduction (wide.rs).
 pub(super) fn module_for(opts: &FieldOptions) -> String {
     let base = FieldOptions {
         coords: Coords::Fq,
         ..*opts
     };
     let mut fq = super::field_module_for(&base);
-    let lazy = opts.layout == FieldLayout::Limbs32x8;
+    // row-loop code keeps Fq2's multiplication as three Fq ones (the wide
+    // products are straight-line code)
+    let lazy = opts.layout == FieldLayout::Limbs32x8 && opts.code == FieldCode::Unrolled;
     if lazy {
         Gen::new(&FieldConstants::for_field(opts.layout, opts.field), opts.field).wide(&mut fq);
     }

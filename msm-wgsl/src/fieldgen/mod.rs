@@ -3,8 +3,11 @@
 //! Limb loops are unrolled here, on the host: shaders contain straight-line limb
 //! code, which keeps them clear of lavapipe's per-invocation loop budget and gives
 //! every driver constant indices. Only the inversion keeps loops.
+//! [`FieldCode::Rows`] loops over the multiplication's rows, each written with
+//! constant indices: drivers inline every call, and straight-line rows made
+//! every multiplication site cost seconds of compiling.
 //! [`FieldCode::Looped`] keeps the multiplication's limb loops instead, for
-//! compilers that inline every call and choke on the unrolled code.
+//! compilers that choke on the unrolled code.
 
 use std::fmt::Write;
 
@@ -27,8 +30,8 @@ pub use subgroup::{subgroup_params_module, subgroup_test, SubgroupTest, BLS12_38
 /// How the Montgomery multiplication is written out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum FieldCode {
-    /// Straight-line limb code (fastest on GPUs measured; required under
-    /// lavapipe's loop budget).
+    /// Straight-line limb code (the loop-free code lavapipe's loop budget
+    /// needs; on NVIDIA seconds of compiling per multiplication site).
     #[default]
     Unrolled,
     /// Limb loops in `fq_mul` (13x20 only; the other layouts stay unrolled).
@@ -36,15 +39,39 @@ pub enum FieldCode {
     /// walker_combine and reduce shaders; with loops they compile. Never use it
     /// under a loop cap: one multiplication spends 820 loop iterations.
     Looped,
+    /// The multiplication's rows as a loop, two rows an iteration written with
+    /// constant limb indices (every layout; Fq2 as three Fq products): about
+    /// N / 2 times less field code for a driver to compile, and no limb array
+    /// in memory. A loop cap counts N / 2 iterations a multiplication.
+    Rows,
+    /// Row loops in every shader but the stream walker, whose straight-line
+    /// multiplications run faster on the GPUs measured: most of `Rows`'s
+    /// smaller compile, none of its cost in the hot pass.
+    Mixed,
 }
 
 impl FieldCode {
-    pub const ALL: [FieldCode; 2] = [FieldCode::Unrolled, FieldCode::Looped];
+    pub const ALL: [FieldCode; 4] = [
+        FieldCode::Unrolled,
+        FieldCode::Looped,
+        FieldCode::Rows,
+        FieldCode::Mixed,
+    ];
+
+    /// The code of the stream walker's field module under this choice.
+    pub const fn for_walker(self) -> FieldCode {
+        match self {
+            FieldCode::Mixed => FieldCode::Unrolled,
+            c => c,
+        }
+    }
 
     pub const fn name(self) -> &'static str {
         match self {
             FieldCode::Unrolled => "unrolled",
             FieldCode::Looped => "looped",
+            FieldCode::Rows => "rows",
+            FieldCode::Mixed => "mixed",
         }
     }
 }
@@ -61,7 +88,7 @@ impl std::str::FromStr for FieldCode {
         Self::ALL
             .into_iter()
             .find(|c| c.name() == s)
-            .ok_or_else(|| format!("unknown field code `{s}`: expected unrolled or looped"))
+            .ok_or_else(|| format!("unknown field code `{s}`: expected unrolled, looped, rows or mixed"))
     }
 }
 
@@ -146,9 +173,12 @@ pub fn field_module_for(opts: &FieldOptions) -> String {
     g.reduce_once(&mut s);
     g.reduce_raw(&mut s);
     g.add_sub(&mut s);
+    let rows = matches!(opts.code, FieldCode::Rows | FieldCode::Mixed);
     match layout {
         FieldLayout::Limbs13x20 if opts.code == FieldCode::Looped => g.mul_lazy_looped(&mut s),
+        FieldLayout::Limbs13x20 if rows => g.mul_lazy_rows(&mut s),
         FieldLayout::Limbs13x20 => g.mul_lazy(&mut s),
+        _ if rows => g.mul_cios_rows(&mut s, layout == FieldLayout::Limbs32x8),
         FieldLayout::Limbs16x16 => g.mul_cios(&mut s, false),
         FieldLayout::Limbs32x8 => g.mul_cios(&mut s, true),
     }
