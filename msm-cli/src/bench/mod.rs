@@ -67,7 +67,9 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
 
 /// The bench in the group `C` (the context's `--curve`).
 fn run_for<C: GpuCurve>(args: &Args) -> Result<(), MsmError> {
+    let start = Instant::now();
     let ctx = args.gpu.context(args.knobs.overrides.clone())?;
+    let context_ms = start.elapsed().as_secs_f64() * 1e3;
     // the knobs given, each over the adapter's profile for this size
     let config = ctx.config_for(1 << args.logn);
     let class: ScalarClass = args
@@ -99,6 +101,8 @@ fn run_for<C: GpuCurve>(args: &Args) -> Result<(), MsmError> {
     let first = ctx.msm_blocking_with(&resident, &scalars, &config)?;
     let cold = Cold {
         after_logn: args.after.filter(|&l| l < args.logn),
+        context_ms,
+        first_result_ms: start.elapsed().as_secs_f64() * 1e3,
         input_generation_s,
         base_upload_ms,
         table_bits: table.map(|t| t.0),

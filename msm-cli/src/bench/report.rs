@@ -59,6 +59,11 @@ pub(super) struct Setup {
 pub(super) struct Cold {
     /// `--after L`: the cold call came after an MSM of 2^L points.
     pub after_logn: Option<u32>,
+    /// Creating the context: instance, adapter, device, the pipeline cache.
+    pub context_ms: f64,
+    /// From the command's start to the first call's result: what a process
+    /// pays before its first MSM (the reference MSM for the check included).
+    pub first_result_ms: f64,
     pub input_generation_s: f64,
     pub base_upload_ms: f64,
     /// `--table`: the table's window width and the time it took to build.
@@ -242,6 +247,10 @@ impl Report {
             "cold         {:.3} ms ({first})   check: {}",
             c.cold_ms,
             verdict(c.cold_correct)
+        );
+        println!(
+            "  process    context created in {:.0} ms; the first result {:.0} ms after the command started",
+            c.context_ms, c.first_result_ms
         );
         println!(
             "  pipelines  {} compiled in parallel: {:.0} ms summed, {:.0} ms the longest; disk pipeline cache {}",
