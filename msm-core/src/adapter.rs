@@ -1,7 +1,7 @@
 //! Choosing an adapter and what each adapter class gets by default: the field
 //! layout, how the multiplication is written, and the inversion.
 
-use msm_wgsl::{FieldCode, FieldLayout, Inversion};
+use msm_wgsl::{Coords, FieldCode, FieldLayout, Inversion};
 
 use crate::curve::Curve;
 
@@ -93,12 +93,14 @@ pub fn has_loop_cap(info: &wgpu::AdapterInfo) -> bool {
 /// or faster in every pass but the 13x20 walker, which keeps straight-line
 /// code (`Mixed`) except in BLS12-381 G2, whose straight-line passes NVIDIA's
 /// compiler turns into a lost device (docs/benchmarks.md). Looped code on
-/// SwiftShader, whose compiler crashes on the unrolled MSM shaders; straight
-/// lines under a loop cap, where row loops would spend the loop budget that
-/// the plans count without them.
+/// SwiftShader, whose compiler crashes on the unrolled MSM shaders. Under a
+/// loop cap, `Mixed` where its row loops keep the budget (the 64-bit layout
+/// over Fq: lavapipe compiles the first MSM 2.5x faster), else straight lines.
 pub fn default_field_code(info: &wgpu::AdapterInfo, curve: Curve, layout: FieldLayout) -> FieldCode {
     if is_swiftshader(info) {
         FieldCode::Looped
+    } else if has_loop_cap(info) && layout == FieldLayout::Limbs32x8 && curve.coords() == Coords::Fq {
+        FieldCode::Mixed
     } else if has_loop_cap(info) || layout == FieldLayout::Limbs16x16 {
         FieldCode::Unrolled
     } else if layout == FieldLayout::Limbs13x20 && curve != Curve::Bls12_381G2 {
@@ -210,8 +212,10 @@ mod tests {
         assert_eq!(wide, FieldCode::Rows);
         let lavapipe = &cases[0].0;
         assert_eq!(AdapterClass::of(lavapipe), AdapterClass::Lavapipe);
-        let native = default_field_code(lavapipe, Curve::Bn254G1, FieldLayout::Limbs32x8);
-        assert_eq!(native, FieldCode::Unrolled);
+        let native = |c| default_field_code(lavapipe, c, FieldLayout::Limbs32x8);
+        assert_eq!(native(Curve::Bls12_381G1), FieldCode::Mixed);
+        assert_eq!(native(Curve::Bn254G2), FieldCode::Unrolled);
+        assert_eq!(code(lavapipe, Curve::Bn254G1), FieldCode::Unrolled);
         assert_eq!(
             default_inversion(dawn_lavapipe, FieldLayout::Limbs13x20),
             Inversion::Fermat

@@ -27,6 +27,8 @@ fn bounds() -> AdapterBounds {
         max_binding_size: 1 << 31,
         loop_capped: false,
         inversion_loops: 78,
+        mul_loops: 0,
+        walker_mul_loops: 0,
         field_int64: true,
         curve: msm_core::Curve::Bn254G1,
     }

@@ -115,6 +115,8 @@ fn bounds() -> impl Strategy<Value = AdapterBounds> {
                 max_binding_size: binding,
                 loop_capped: capped,
                 inversion_loops: inversion,
+                mul_loops: 0,
+                walker_mul_loops: 0,
                 field_int64: int64,
             },
         )

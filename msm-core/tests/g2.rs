@@ -104,7 +104,8 @@ fn fq2_ops_match_arkworks_on_both_curves() {
 }
 
 /// Fq2 over row-loop Fq code (three Fq products, not the 64-bit layout's
-/// lazy Karatsuba), the GPUs' default, on both curves.
+/// lazy Karatsuba), the GPUs' default, on both curves (a context with row
+/// loops in the walker too: field ops plan no MSM).
 #[test]
 fn fq2_ops_over_row_loops() {
     common::fast_lavapipe_compile();

@@ -152,6 +152,9 @@ fn peak_gpu_memory_per_logn() {
             max_binding_size: 128 << 20,
             loop_capped: true,
             inversion_loops: Inversion::Fermat.max_loop_iterations(),
+            // the default mixed code: row loops beside a straight-line walker
+            mul_loops: 4,
+            walker_mul_loops: 0,
             field_int64: true,
         },
         (1u64 << 31) - 1,
@@ -165,6 +168,8 @@ fn peak_gpu_memory_per_logn() {
             max_binding_size: (1 << 31) - 1,
             loop_capped: false,
             inversion_loops: Inversion::Bingcd.max_loop_iterations(),
+            mul_loops: 4,
+            walker_mul_loops: 4,
             field_int64: true,
         },
         4u64 << 30,

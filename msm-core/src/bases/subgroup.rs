@@ -27,12 +27,12 @@ const WG: u32 = 64;
 /// dispatches may use as scratch.
 const ACC_BYTES_MAX: u64 = 256 << 20;
 
-/// Doublings one `dbl` dispatch runs at most: under a loop cap with looped
-/// or row-loop field code each doubling's products loop, so one a dispatch
-/// there.
-fn max_run(loop_capped: bool, looped: bool) -> u32 {
-    if loop_capped && looped {
-        1
+/// Doublings one `dbl` dispatch runs at most: 64, fewer under a loop cap
+/// where each multiplication loops `mul_loops` times (one with looped code).
+fn max_run(loop_capped: bool, mul_loops: u32) -> u32 {
+    if loop_capped && mul_loops > 0 {
+        let per_doubling = crate::plan::ADD_MULS * mul_loops as u64 + 1;
+        (crate::plan::LOOP_BUDGET as u64 / per_doubling).clamp(1, 64) as u32
     } else {
         64
     }
@@ -166,8 +166,7 @@ impl GpuContext {
             acc_usage,
         );
         let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
-        let looped = self.field_code() != msm_wgsl::FieldCode::Unrolled;
-        let steps = steps(curve, max_run(self.has_loop_cap(), looped));
+        let steps = steps(curve, max_run(self.has_loop_cap(), self.field_options().mul_loops()));
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("subgroup"),
         });

@@ -142,6 +142,8 @@ mod tests {
             max_binding_size: 1 << 30,
             loop_capped: false,
             inversion_loops: 78,
+            mul_loops: 0,
+            walker_mul_loops: 0,
             field_int64: true,
         };
         for split in [crate::config::TaskSplit::Equal, crate::config::TaskSplit::Buckets] {
@@ -197,6 +199,8 @@ mod share {
             max_binding_size: 1 << 31,
             loop_capped: false,
             inversion_loops: 600,
+            mul_loops: 0,
+            walker_mul_loops: 0,
             field_int64: true,
         };
         let config = MsmConfig::default();

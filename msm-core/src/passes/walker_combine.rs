@@ -90,6 +90,8 @@ mod tests {
             max_binding_size: 1 << 40,
             loop_capped: false,
             inversion_loops: 78,
+            mul_loops: 0,
+            walker_mul_loops: 0,
             field_int64: true,
         };
         let config = MsmConfig::default();

@@ -7,10 +7,12 @@ use crate::config::{MsmConfig, PrefMem, TaskSplit};
 use crate::curve::Curve;
 use crate::error::MsmError;
 
+mod budget;
 pub mod geometry;
 pub mod profile;
 mod widths;
 
+pub(crate) use budget::ADD_MULS;
 pub use widths::{
     auto_window_bits, auto_window_bits_for, auto_window_bits_of, reduce_segment, top_window_bits, REDUCE_THREADS,
 };
@@ -128,6 +130,10 @@ pub struct AdapterBounds {
     pub loop_capped: bool,
     /// Loop iterations one `fq_inv` may spend (its algorithm's bound).
     pub inversion_loops: u32,
+    /// Loop iterations one multiplication spends beside the walker and in
+    /// it (`FieldOptions::mul_loops`; `Mixed` differs), 0 for straight lines.
+    pub mul_loops: u32,
+    pub walker_mul_loops: u32,
     /// The field layout multiplies with 64-bit products (it shapes the
     /// automatic window width, [`auto_window_bits_for`]).
     pub field_int64: bool,
@@ -140,6 +146,7 @@ impl AdapterBounds {
         l: &wgpu::Limits,
         loop_capped: bool,
         inversion_loops: u32,
+        mul_loops: (u32, u32),
         field_int64: bool,
         curve: Curve,
     ) -> Self {
@@ -150,6 +157,8 @@ impl AdapterBounds {
             max_binding_size: l.max_storage_buffer_binding_size,
             loop_capped,
             inversion_loops,
+            mul_loops: mul_loops.0,
+            walker_mul_loops: mul_loops.1,
             field_int64,
             curve,
         }
@@ -164,20 +173,6 @@ impl AdapterBounds {
             .min(self.max_workgroup_size_x)
             .clamp(1, geometry::REDUCE_WIN_WG_MAX);
         1 << (31 - fit.leading_zeros())
-    }
-
-    /// The most walker iterations one invocation may run under the loop cap:
-    /// each iteration spends the slot loops, a bucket search per slot (at
-    /// worst every slot opens a segment behind an empty bucket), the tree's
-    /// two level loops and, on one invocation, an inversion; the tasks'
-    /// starts take up to four searches per slot once.
-    pub fn walker_max_steps(&self, config: &MsmConfig, total_buckets: u64) -> u64 {
-        let s = config.walker_slots as u64;
-        let slot_loops = if config.walker_fused { 2 * s } else { 3 * s };
-        let levels = geometry::tree_leaves(config.walker_tpb).trailing_zeros() as u64;
-        let search = bucket_search_steps(total_buckets);
-        let per_iteration = slot_loops + s * search + 2 * levels + self.inversion_loops as u64 + 4;
-        (LOOP_BUDGET as u64 - s - 4 * s * search) / per_iteration
     }
 }
 
@@ -234,6 +229,7 @@ impl MsmConfig {
             .reduce_segment
             .map_or_else(|| reduce_segment(rows, buckets, table.is_some()), |p| 1 << (31 - p.leading_zeros()))
             .max(buckets.div_ceil(max_segments));
+        budget::check_reduce_segment(bounds, per)?;
         let segments = buckets.div_ceil(per).max(1);
         // one invocation per group of the row: the rest would only add
         // identities (thousands of rows in a joint plan)
@@ -347,6 +343,7 @@ impl MsmConfig {
 
     /// The plan keeps the loop budget and every buffer fits one binding.
     fn check_plan_fits(&self, plan: &Plan, bounds: &AdapterBounds) -> Result<(), MsmError> {
+        budget::check_field_loops(bounds, plan.tasks)?;
         let max_steps = bounds.walker_max_steps(self, plan.total_buckets());
         if bounds.loop_capped && plan.max_task_len() > max_steps {
             let culprit = if self.walker_threads.is_some() {
@@ -387,7 +384,7 @@ impl MsmConfig {
 mod tests {
     use super::*;
 
-    fn bounds() -> AdapterBounds {
+    pub(super) fn bounds() -> AdapterBounds {
         AdapterBounds {
             max_workgroup_size_x: 256,
             max_invocations_per_workgroup: 256,
@@ -395,6 +392,8 @@ mod tests {
             max_binding_size: 128 << 20,
             loop_capped: false,
             inversion_loops: 78,
+            mul_loops: 0,
+            walker_mul_loops: 0,
             field_int64: true,
             curve: Curve::Bn254G1,
         }

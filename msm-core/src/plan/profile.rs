@@ -328,6 +328,8 @@ mod tests {
             max_binding_size: 1 << 31,
             loop_capped: false,
             inversion_loops: 600,
+            mul_loops: 0,
+            walker_mul_loops: 0,
             field_int64: true,
         }
     }

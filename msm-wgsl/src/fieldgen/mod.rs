@@ -105,6 +105,24 @@ pub struct FieldOptions {
 }
 
 impl FieldOptions {
+    /// Loop iterations one multiplication of the coordinates spends in the
+    /// passes beside the stream walker (a loop cap counts them): none for
+    /// straight-line code, N / 2 for row loops (three products over Fq2).
+    pub fn mul_loops(&self) -> u32 {
+        let n = self.layout.limbs_for(self.field.modulus().bits() as u32) as u32;
+        let fq = match self.code {
+            FieldCode::Unrolled => 0,
+            FieldCode::Rows | FieldCode::Mixed => n / mul::ROWS_PER_ITERATION as u32,
+            FieldCode::Looped if self.layout == FieldLayout::Limbs13x20 => n * (2 * n + 2),
+            FieldCode::Looped => 0,
+        };
+        if self.coords == Coords::Fq2 {
+            3 * fq
+        } else {
+            fq
+        }
+    }
+
     /// Unrolled code and the default inversion for `layout`.
     pub fn new(layout: FieldLayout) -> Self {
         FieldOptions {
