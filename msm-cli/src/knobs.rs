@@ -36,7 +36,7 @@ pub struct GpuArgs {
     pub layout: Option<String>,
     /// Field multiplication code: unrolled, looped, rows or mixed (default on a
     /// GPU: rows, mixed in 13x20 but for BLS12-381 G2; looped on SwiftShader;
-    /// unrolled under a loop cap).
+    /// under a loop cap mixed in the 64-bit layout over Fq, else unrolled).
     #[arg(long)]
     pub field_code: Option<String>,
     /// Field inversion: fermat, gcd or bingcd (default: fermat under a loop
