@@ -242,6 +242,33 @@ fn bls12_381_mixed() {
     check::<Bls12_381G1>(FieldLayout::Limbs32x8, FieldCode::Mixed);
 }
 
+/// The longest reduce segment the loop budget allows mixed code (256
+/// buckets with BN254's 8 limbs), one past it refused: exact at the bound,
+/// so a loop cap's truncation would show.
+#[test]
+fn mixed_longest_reduce_segment() {
+    common::fast_lavapipe_compile();
+    let Some(ctx) = context(Curve::Bn254G1, FieldLayout::Limbs32x8, FieldCode::Mixed) else {
+        return;
+    };
+    let longest = ctx.bounds().reduce_max_segment();
+    let per = longest.min(4096);
+    let (bases, scalars) = msm_core::sample::inputs_of::<Bn254G1>(3000, 11);
+    let b = ctx.upload_bases_blocking(&bases).unwrap();
+    let knobs = format!("window_bits=12,reduce_segment={per}");
+    let config = ctx.config_for(3000).with_knobs(&knobs).unwrap();
+    let run = ctx.msm_blocking_with(&b, &scalars, &config).unwrap();
+    assert_eq!(run.result, msms::reference(&bases, &scalars), "{knobs}");
+    if ctx.has_loop_cap() {
+        assert_eq!(longest, 256);
+        let past = config.with_knobs("reduce_segment=512").unwrap();
+        match ctx.msm_blocking_with(&b, &scalars, &past) {
+            Err(msm_core::MsmError::InvalidConfig { knob, .. }) => assert_eq!(knob, "reduce_segment"),
+            other => panic!("a segment past the loop budget: {:?}", other.map(|r| r.result)),
+        }
+    }
+}
+
 /// Row loops everywhere, the GPUs' default in the 64-bit layout: exact
 /// off a loop cap, refused (`field_code`) under one.
 #[test]
