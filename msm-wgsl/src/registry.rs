@@ -161,12 +161,7 @@ impl ShaderLibrary {
             field: field_module_for(&opts),
             scalar: scalar_module_for(opts.field),
             subgroup_params: subgroup_params_module(opts.field, opts.coords),
-            walker_field: (opts.code.for_walker() != opts.code).then(|| {
-                field_module_for(&FieldOptions {
-                    code: opts.code.for_walker(),
-                    ..opts
-                })
-            }),
+            walker_field: (opts.for_walker() != opts).then(|| field_module_for(&opts.for_walker())),
         };
         for id in lib.fixed_ids() {
             lib.source(id)?;

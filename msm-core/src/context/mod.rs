@@ -317,12 +317,11 @@ impl GpuContext {
         /// What the adapter allows, as the planner sees it.
         fn bounds(&self) -> AdapterBounds {
             let field = self.field_options();
-            let walker = FieldOptions { code: field.code.for_walker(), ..field };
             AdapterBounds::from_limits(
                 &self.device.limits(),
                 self.has_loop_cap(),
                 self.shaders.inversion().max_loop_iterations_in(self.curve().field()),
-                (field.mul_loops(), walker.mul_loops()),
+                (field.mul_loops(), field.for_walker().mul_loops()),
                 self.field_layout().needs_int64(),
                 self.curve(),
             )

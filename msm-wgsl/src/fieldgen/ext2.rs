@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use super::{FieldCode, FieldOptions, Gen};
+use super::{FieldOptions, Gen};
 use crate::layout::{packed_words, BaseField, Coords, FieldConstants, FieldLayout};
 
 /// The Fq2 `field` module of `opts`: its base field's module renamed, then
@@ -25,7 +25,7 @@ pub(super) fn module_for(opts: &FieldOptions) -> String {
     let mut fq = super::field_module_for(&base);
     // row-loop code keeps Fq2's multiplication as three Fq ones (the wide
     // products are straight-line code)
-    let lazy = opts.layout == FieldLayout::Limbs32x8 && opts.code == FieldCode::Unrolled;
+    let lazy = opts.layout == FieldLayout::Limbs32x8 && !opts.code.has_row_loops();
     if lazy {
         Gen::new(&FieldConstants::for_field(opts.layout, opts.field), opts.field).wide(&mut fq);
     }

@@ -144,15 +144,13 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
     /// rows, and every limb still in a register.
     pub(super) fn mul_cios_rows(&self, s: &mut String, wide: bool) {
         let (n, k) = (self.n, ROWS_PER_ITERATION);
-        assert_eq!(n % k, 0, "row loops take {k} rows an iteration");
-        s.push_str(
-            "// CIOS Montgomery product: a * b / R mod p (a loop over b's limbs).\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n",
+        self.open_row_loop(
+            s,
+            "CIOS",
+            'b',
+            't',
+            "    var A: u32;\n    var C: u32;\n    var m: u32;\n",
         );
-        for j in 0..n {
-            writeln!(s, "    var t{j} = 0u;").unwrap();
-        }
-        s.push_str("    var A: u32;\n    var C: u32;\n    var m: u32;\n    var bv = b;\n");
-        writeln!(s, "    for (var i = 0u; i < {}u; i++) {{", n / k).unwrap();
         for r in 0..k {
             writeln!(s, "    {{\n    let bi = bv[{r}];").unwrap();
             self.cios_row(s, wide);
@@ -167,6 +165,24 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
         .unwrap();
     }
 
+    /// The start of a row-loop `fq_mul`: the accumulator limbs `{acc}0..`,
+    /// `locals`, the shifting copy `{operand}v` of the operand whose limbs the
+    /// rows consume, and the loop's head.
+    fn open_row_loop(&self, s: &mut String, kind: &str, operand: char, acc: char, locals: &str) {
+        let (n, k) = (self.n, ROWS_PER_ITERATION);
+        assert_eq!(n % k, 0, "row loops take {k} rows an iteration");
+        writeln!(
+            s,
+            "// {kind} Montgomery product: a * b / R mod p (a loop over {operand}'s limbs).\nfn fq_mul(a: Fq, b: Fq) -> Fq {{"
+        )
+        .unwrap();
+        for j in 0..n {
+            writeln!(s, "    var {acc}{j} = 0u;").unwrap();
+        }
+        writeln!(s, "{locals}    var {operand}v = {operand};").unwrap();
+        writeln!(s, "    for (var i = 0u; i < {}u; i++) {{", n / k).unwrap();
+    }
+
     /// [`Gen::mul_lazy`] as a loop over the rows, [`ROWS_PER_ITERATION`] an
     /// iteration: the columns a row touches are a window `c0..c(N-1)` that
     /// moves up a column a row (the finished column's carry into the next),
@@ -174,16 +190,8 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
     /// straight-line rows, so the same bounds.
     pub(super) fn mul_lazy_rows(&self, s: &mut String) {
         let (w, n, k) = (self.w, self.n, ROWS_PER_ITERATION);
-        assert_eq!(n % k, 0, "row loops take {k} rows an iteration");
         let p = &self.c.p;
-        s.push_str(
-            "// Lazy Montgomery product: a * b / R mod p (a loop over a's limbs).\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n",
-        );
-        for j in 0..n {
-            writeln!(s, "    var c{j} = 0u;").unwrap();
-        }
-        s.push_str("    var av = a;\n");
-        writeln!(s, "    for (var i = 0u; i < {}u; i++) {{", n / k).unwrap();
+        self.open_row_loop(s, "Lazy", 'a', 'c', "");
         for r in 0..k {
             writeln!(s, "    {{\n    let ai = av[{r}];").unwrap();
             for j in 0..n {
