@@ -12,6 +12,7 @@ mod generate;
 mod inputs;
 mod knobs;
 mod msm;
+mod prove;
 mod selftest;
 mod soak;
 mod stats;
@@ -41,6 +42,8 @@ enum Command {
     Gen(generate::Args),
     /// The GPU MSM of bases and scalars from files, checked against arkworks.
     Msm(msm::Args),
+    /// A Groth16 proof of a circom circuit from snarkjs's .zkey and .wtns, every MSM on the GPU.
+    Prove(prove::Args),
     /// This adapter's answers against arkworks in every group: scalar forms,
     /// window widths, tables, adversarial inputs, batches, subgroup refusals.
     Selftest(selftest::Args),
@@ -74,6 +77,7 @@ fn main() {
         Command::Bench(args) => bench::run(&args).map_err(Into::into),
         Command::Gen(args) => generate::run(&args),
         Command::Msm(args) => msm::run(&args),
+        Command::Prove(args) => prove::run(&args),
         Command::Selftest(args) => selftest::run(&args),
         Command::Soak(args) => soak::run(&args),
         Command::Sweep(args) => sweep::run(&args),

@@ -1,0 +1,51 @@
+//! A circuit's witness (`.wtns`): section 1 the field (its modulus, r) and
+//! the count, section 2 the values, 32 plain little-endian bytes each, the
+//! constant 1 first, then the public signals, then the private ones.
+
+use ark_bn254::Fr;
+use rayon::prelude::*;
+
+use crate::binfile::BinFile;
+use crate::error::{CircomError, FileKind};
+use crate::field;
+
+/// A full assignment of a circuit's signals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness(pub Vec<Fr>);
+
+impl Witness {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, CircomError> {
+        let file = BinFile::parse(FileKind::Wtns, bytes, &[1, 2])?;
+        let mut h = file.section(1)?;
+        crate::zkey::check_modulus_in::<Fr>(&mut h, FileKind::Wtns)?;
+        let count = h.u32()? as usize;
+        let values = file.section(2)?.items(count, 32)?;
+        let w: Vec<Fr> = values
+            .par_chunks_exact(32)
+            .enumerate()
+            .map(|(index, b)| field::fr_plain(b).ok_or(CircomError::WitnessValue { index }))
+            .collect::<Result<_, _>>()?;
+        if w.first() != Some(&Fr::from(1u64)) {
+            return Err(CircomError::Malformed {
+                kind: FileKind::Wtns,
+                detail: "the first value (the constant signal) is not 1".into(),
+            });
+        }
+        Ok(Witness(w))
+    }
+
+    /// Reads the witness at `path`.
+    pub fn read(path: impl AsRef<std::path::Path>) -> Result<Self, CircomError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| CircomError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// The public signals (after the constant), as snarkjs's public.json lists them.
+    pub fn public(&self, n_public: usize) -> &[Fr] {
+        &self.0[1..=n_public]
+    }
+}

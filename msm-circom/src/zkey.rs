@@ -1,0 +1,266 @@
+//! snarkjs's Groth16 proving key (`.zkey`): its header, verifying key,
+//! the constraint coefficients the prover evaluates A and B from, and the
+//! five point queries its MSMs run over.
+//!
+//! Sections: 1 protocol, 2 header and verifying key, 3 IC (the public
+//! inputs' points), 4 coefficients, 5 A, 6 B in G1, 7 B in G2, 8 C (the
+//! private signals'), 9 H (one per domain point), 10 contributions.
+
+use ark_bn254::{Fq, Fr, G1Affine, G2Affine};
+use rayon::prelude::*;
+
+use crate::binfile::{BinFile, Reader};
+use crate::error::{CircomError, FileKind};
+use crate::field;
+
+/// The verifying key's points, as `snarkjs zkey export verificationkey`
+/// writes them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyingKey {
+    pub alpha_g1: G1Affine,
+    pub beta_g1: G1Affine,
+    pub beta_g2: G2Affine,
+    pub gamma_g2: G2Affine,
+    pub delta_g1: G1Affine,
+    pub delta_g2: G2Affine,
+    /// One point per public input, after the constant signal's.
+    pub ic: Vec<G1Affine>,
+}
+
+/// One non-zero entry of the QAP's A (matrix 0) or B (matrix 1): the
+/// coefficient of `signal` in `constraint`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Coef {
+    pub matrix: u32,
+    pub constraint: u32,
+    pub signal: u32,
+    pub value: Fr,
+}
+
+/// A Groth16 proving key over BN254.
+pub struct ZKey {
+    /// Signals, the constant 1 included (the witness's length).
+    pub n_vars: usize,
+    /// Public signals (outputs, then public inputs).
+    pub n_public: usize,
+    /// The evaluation domain's size (a power of two).
+    pub domain_size: usize,
+    pub vk: VerifyingKey,
+    pub(crate) coefs: Vec<Coef>,
+    /// Σ w_i·A_i over the witness gives π_A's MSM term (one per signal).
+    pub a: Vec<G1Affine>,
+    pub b_g1: Vec<G1Affine>,
+    pub b_g2: Vec<G2Affine>,
+    /// The private signals' (n_vars - n_public - 1).
+    pub c: Vec<G1Affine>,
+    /// One per domain point, over the odd coset's evaluations of A·B - C.
+    pub h: Vec<G1Affine>,
+}
+
+const G1_BYTES: usize = 64;
+const G2_BYTES: usize = 128;
+
+impl ZKey {
+    /// Reads and checks a key: every point canonical and on its curve (G2's
+    /// queries' subgroup membership is checked on the GPU as they are
+    /// uploaded: [`crate::ProverOptions::check_subgroup`]), every
+    /// coefficient's indices inside the key.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, CircomError> {
+        let file = BinFile::parse(FileKind::Zkey, bytes, &[1])?;
+        let protocol = file.section(1)?.u32()?;
+        if protocol != 1 {
+            return Err(CircomError::NotGroth16(protocol));
+        }
+        let mut h = file.section(2)?;
+        check_modulus::<Fq>(&mut h)?;
+        check_modulus::<Fr>(&mut h)?;
+        let n_vars = h.u32()? as usize;
+        let n_public = h.u32()? as usize;
+        let domain_size = h.u32()? as usize;
+        if !domain_size.is_power_of_two() || n_public >= n_vars {
+            return Err(malformed(format!(
+                "{n_vars} signals, {n_public} public, a domain of {domain_size}"
+            )));
+        }
+        let power = domain_size.trailing_zeros();
+        if power >= 27 {
+            return Err(CircomError::DomainTooLarge(power));
+        }
+        let vk_g1 = |h: &mut Reader, what| point(h.take(G1_BYTES)?, what, 0, field::g1);
+        let vk_g2 = |h: &mut Reader, what| point(h.take(G2_BYTES)?, what, 0, |b| field::g2(b, true));
+        let alpha_g1 = vk_g1(&mut h, "alpha")?;
+        let beta_g1 = vk_g1(&mut h, "beta (G1)")?;
+        let beta_g2 = vk_g2(&mut h, "beta (G2)")?;
+        let gamma_g2 = vk_g2(&mut h, "gamma")?;
+        let delta_g1 = vk_g1(&mut h, "delta (G1)")?;
+        let delta_g2 = vk_g2(&mut h, "delta (G2)")?;
+        let ic = g1_query(&file, 3, n_public + 1, "IC")?;
+        let vk = VerifyingKey {
+            alpha_g1,
+            beta_g1,
+            beta_g2,
+            gamma_g2,
+            delta_g1,
+            delta_g2,
+            ic,
+        };
+        Ok(ZKey {
+            n_vars,
+            n_public,
+            domain_size,
+            vk,
+            coefs: coefficients(&file, n_vars, domain_size)?,
+            a: g1_query(&file, 5, n_vars, "A")?,
+            b_g1: g1_query(&file, 6, n_vars, "B (G1)")?,
+            b_g2: query(&file, 7, n_vars, G2_BYTES, "B (G2)", |b| field::g2(b, false))?,
+            c: g1_query(&file, 8, n_vars - n_public - 1, "C")?,
+            h: g1_query(&file, 9, domain_size, "H")?,
+        })
+    }
+
+    /// Reads the key at `path`.
+    pub fn read(path: impl AsRef<std::path::Path>) -> Result<Self, CircomError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| CircomError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// log2 of the domain's size.
+    pub fn power(&self) -> u32 {
+        self.domain_size.trailing_zeros()
+    }
+}
+
+fn malformed(detail: String) -> CircomError {
+    CircomError::Malformed {
+        kind: FileKind::Zkey,
+        detail,
+    }
+}
+
+/// Reads a modulus (its byte length, then the bytes) and checks it is
+/// BN254's `F`.
+pub(crate) fn check_modulus_in<F>(r: &mut Reader, kind: FileKind) -> Result<(), CircomError>
+where
+    F: ark_ff::PrimeField<BigInt = ark_ff::BigInt<4>>,
+{
+    let n8 = r.u32()? as usize;
+    let bytes = r.take(n8)?;
+    if bytes != field::modulus_bytes::<F>().as_slice() {
+        let modulus = num_bigint_le(bytes);
+        return Err(CircomError::WrongCurve { kind, modulus });
+    }
+    Ok(())
+}
+
+fn check_modulus<F: ark_ff::PrimeField<BigInt = ark_ff::BigInt<4>>>(r: &mut Reader) -> Result<(), CircomError> {
+    check_modulus_in::<F>(r, FileKind::Zkey)
+}
+
+/// A little-endian integer in decimal (for error messages).
+fn num_bigint_le(bytes: &[u8]) -> String {
+    let mut digits = vec![0u32]; // base 10^9, least significant first
+    for &b in bytes.iter().rev() {
+        let mut carry = b as u64;
+        for d in digits.iter_mut() {
+            let v = (*d as u64) * 256 + carry;
+            *d = (v % 1_000_000_000) as u32;
+            carry = v / 1_000_000_000;
+        }
+        while carry > 0 {
+            digits.push((carry % 1_000_000_000) as u32);
+            carry /= 1_000_000_000;
+        }
+    }
+    let mut s = digits.last().expect("one digit").to_string();
+    for d in digits.iter().rev().skip(1) {
+        s += &format!("{d:09}");
+    }
+    s
+}
+
+fn point<P>(
+    b: &[u8],
+    what: &'static str,
+    index: usize,
+    parse: impl Fn(&[u8]) -> Result<P, &'static str>,
+) -> Result<P, CircomError> {
+    parse(b).map_err(|defect| CircomError::InvalidPoint { what, index, defect })
+}
+
+fn g1_query(file: &BinFile, section: u32, count: usize, what: &'static str) -> Result<Vec<G1Affine>, CircomError> {
+    query(file, section, count, G1_BYTES, what, field::g1)
+}
+
+/// `count` points of `size` bytes from `section`, parsed on every core.
+fn query<P: Send>(
+    file: &BinFile,
+    section: u32,
+    count: usize,
+    size: usize,
+    what: &'static str,
+    parse: impl Fn(&[u8]) -> Result<P, &'static str> + Sync,
+) -> Result<Vec<P>, CircomError> {
+    let bytes = file.section(section)?.items(count, size)?;
+    bytes
+        .par_chunks_exact(size)
+        .enumerate()
+        .map(|(index, b)| point(b, what, index, &parse))
+        .collect()
+}
+
+/// Section 4: a count, then (matrix, constraint, signal, c·R² mod r).
+fn coefficients(file: &BinFile, n_vars: usize, domain_size: usize) -> Result<Vec<Coef>, CircomError> {
+    const SIZE: usize = 12 + 32;
+    let mut s = file.section(4)?;
+    let count = s.u32()? as usize;
+    let bytes = s.items(count, SIZE)?;
+    bytes
+        .par_chunks_exact(SIZE)
+        .enumerate()
+        .map(|(k, b)| {
+            let word = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+            let (matrix, constraint, signal) = (word(0), word(1), word(2));
+            let value = field::fr_coef(&b[12..]);
+            match value {
+                Some(value) if matrix < 2 && (constraint as usize) < domain_size && (signal as usize) < n_vars => {
+                    Ok(Coef {
+                        matrix,
+                        constraint,
+                        signal,
+                        value,
+                    })
+                }
+                _ => Err(malformed(format!(
+                    "coefficient {k} (matrix {matrix}, constraint {constraint}, signal {signal}) is outside the key \
+                     or not below r"
+                ))),
+            }
+        })
+        .collect()
+}
+
+impl VerifyingKey {
+    /// The Groth16 check `snarkjs groth16 verify` makes:
+    /// e(A, B) = e(α, β)·e(Σ x_i·IC_i, γ)·e(C, δ) for public signals `x`.
+    pub fn verify(&self, public: &[Fr], proof: &crate::Proof) -> bool {
+        use ark_ec::pairing::Pairing;
+        use ark_ec::{AffineRepr, CurveGroup};
+        if public.len() + 1 != self.ic.len() {
+            return false;
+        }
+        let mut acc = self.ic[0].into_group();
+        for (x, ic) in public.iter().zip(&self.ic[1..]) {
+            acc += *ic * x;
+        }
+        let lhs = ark_bn254::Bn254::pairing(proof.a, proof.b);
+        let rhs = ark_bn254::Bn254::multi_pairing(
+            [self.alpha_g1, acc.into_affine(), proof.c],
+            [self.beta_g2, self.gamma_g2, self.delta_g2],
+        );
+        lhs == rhs
+    }
+}
