@@ -14,6 +14,11 @@ pub enum BaseFormat {
     Arkworks,
     /// Plain coordinates below p; 64 zero bytes are the identity.
     Raw,
+    /// As [`BaseFormat::Raw`] with each base-field element in Montgomery
+    /// form, R = 2^(64·limbs) (2^256 for BN254, 2^384 for BLS12-381):
+    /// ffjavascript's layout, which snarkjs's `.zkey` files and
+    /// `multiExpAffine` use. Zero bytes are the identity.
+    Montgomery,
 }
 
 impl BaseFormat {
@@ -24,6 +29,7 @@ impl BaseFormat {
         match (self, curve.field()) {
             (BaseFormat::Arkworks, BaseField::Bn254) => 0,
             (BaseFormat::Raw, _) => 1,
+            (BaseFormat::Montgomery, _) => 3,
             (BaseFormat::Arkworks, BaseField::Bls12_381) => 2,
         }
     }

@@ -4,7 +4,7 @@
 //! group, which fixes the points, scalars and results of the typed API.
 
 use ark_ec::short_weierstrass::{Affine, SWCurveConfig};
-use ark_ff::{BigInt, PrimeField};
+use ark_ff::{BigInt, Field, PrimeField};
 use msm_wgsl::{BaseField, Coords};
 
 /// A curve group the GPU pipeline runs: G1 (coordinates in Fq) or G2
@@ -180,7 +180,23 @@ pub trait GpuCurve: SWCurveConfig<ScalarField: PrimeField<BigInt = BigInt<4>>> +
     /// their Montgomery limbs as they are; `Scalars::from` takes it).
     #[doc(hidden)]
     fn fr_slice(s: &[Self::ScalarField]) -> FrSlice<'_>;
+
+    /// The base prime field's element whose Montgomery limbs (R = 2^64·limbs,
+    /// arkworks' and ffjavascript's) are `limbs`, or `None` when not below p.
+    #[doc(hidden)]
+    fn base_from_montgomery(limbs: BaseBigInt<Self>) -> Option<BasePrime<Self>>;
+
+    /// The Montgomery limbs of `e` ([`GpuCurve::base_from_montgomery`]'s inverse).
+    #[doc(hidden)]
+    fn base_to_montgomery(e: BasePrime<Self>) -> BaseBigInt<Self>;
 }
+
+/// The base prime field of a group's coordinates (Fq, also under Fq2).
+#[doc(hidden)]
+pub type BasePrime<C> = <<C as ark_ec::CurveConfig>::BaseField as Field>::BasePrimeField;
+/// Its elements' limbs.
+#[doc(hidden)]
+pub type BaseBigInt<C> = <BasePrime<C> as PrimeField>::BigInt;
 
 /// Field elements of one of the curves' scalar fields.
 #[derive(Clone, Copy, Debug)]
@@ -195,6 +211,14 @@ impl GpuCurve for ark_bn254::g1::Config {
     fn fr_slice(s: &[ark_bn254::Fr]) -> FrSlice<'_> {
         FrSlice::Bn254(s)
     }
+
+    fn base_from_montgomery(limbs: BaseBigInt<Self>) -> Option<ark_bn254::Fq> {
+        (limbs < <ark_bn254::Fq as PrimeField>::MODULUS).then(|| ark_bn254::Fq::new_unchecked(limbs))
+    }
+
+    fn base_to_montgomery(e: ark_bn254::Fq) -> BaseBigInt<Self> {
+        e.0
+    }
 }
 
 impl GpuCurve for ark_bls12_381::g1::Config {
@@ -202,6 +226,14 @@ impl GpuCurve for ark_bls12_381::g1::Config {
 
     fn fr_slice(s: &[ark_bls12_381::Fr]) -> FrSlice<'_> {
         FrSlice::Bls12_381(s)
+    }
+
+    fn base_from_montgomery(limbs: BaseBigInt<Self>) -> Option<ark_bls12_381::Fq> {
+        (limbs < <ark_bls12_381::Fq as PrimeField>::MODULUS).then(|| ark_bls12_381::Fq::new_unchecked(limbs))
+    }
+
+    fn base_to_montgomery(e: ark_bls12_381::Fq) -> BaseBigInt<Self> {
+        e.0
     }
 }
 
@@ -211,6 +243,14 @@ impl GpuCurve for ark_bn254::g2::Config {
     fn fr_slice(s: &[ark_bn254::Fr]) -> FrSlice<'_> {
         FrSlice::Bn254(s)
     }
+
+    fn base_from_montgomery(limbs: BaseBigInt<Self>) -> Option<ark_bn254::Fq> {
+        (limbs < <ark_bn254::Fq as PrimeField>::MODULUS).then(|| ark_bn254::Fq::new_unchecked(limbs))
+    }
+
+    fn base_to_montgomery(e: ark_bn254::Fq) -> BaseBigInt<Self> {
+        e.0
+    }
 }
 
 impl GpuCurve for ark_bls12_381::g2::Config {
@@ -218,6 +258,14 @@ impl GpuCurve for ark_bls12_381::g2::Config {
 
     fn fr_slice(s: &[ark_bls12_381::Fr]) -> FrSlice<'_> {
         FrSlice::Bls12_381(s)
+    }
+
+    fn base_from_montgomery(limbs: BaseBigInt<Self>) -> Option<ark_bls12_381::Fq> {
+        (limbs < <ark_bls12_381::Fq as PrimeField>::MODULUS).then(|| ark_bls12_381::Fq::new_unchecked(limbs))
+    }
+
+    fn base_to_montgomery(e: ark_bls12_381::Fq) -> BaseBigInt<Self> {
+        e.0
     }
 }
 

@@ -44,6 +44,13 @@ fn raw_bytes(pts: &[G1Affine]) -> Vec<u8> {
         .collect()
 }
 
+/// ffjavascript's layout (snarkjs's keys): arkworks' own limbs.
+fn montgomery_bytes(pts: &[G1Affine]) -> Vec<u8> {
+    pts.iter()
+        .flat_map(|p| msm_core::cpu::bases::encode_point(p, BaseFormat::Montgomery))
+        .collect()
+}
+
 fn upload(ctx: &GpuContext, bytes: &[u8], format: BaseFormat) -> Result<msm_core::Bases, MsmError> {
     pollster::block_on(ctx.upload_bases_bytes(HostBytes::slice(bytes), format))
 }
@@ -61,6 +68,7 @@ fn bytes_give_the_host_conversion_in_every_layout() {
         for (format, bytes) in [
             (BaseFormat::Arkworks, arkworks_bytes(&pts)),
             (BaseFormat::Raw, raw_bytes(&pts)),
+            (BaseFormat::Montgomery, montgomery_bytes(&pts)),
         ] {
             let got = upload(ctx, &bytes, format).unwrap_or_else(|e| panic!("{layout} {format:?}: {e}"));
             assert_eq!(got.len(), pts.len());
@@ -168,17 +176,14 @@ fn fuzzed_encodings_agree_with_the_twin() {
     let pts = points(48, 15);
     let mut r = rng(16);
     for round in 0..24 {
-        let format = if round % 2 == 0 {
-            BaseFormat::Arkworks
-        } else {
-            BaseFormat::Raw
-        };
+        let format = [BaseFormat::Arkworks, BaseFormat::Raw, BaseFormat::Montgomery][round % 3];
         let mut bytes = match format {
             BaseFormat::Arkworks => arkworks_bytes(&pts),
             BaseFormat::Raw => raw_bytes(&pts),
+            BaseFormat::Montgomery => montgomery_bytes(&pts),
         };
-        // a few random bit flips, or none (every third round)
-        if round % 3 != 0 {
+        // a few random bit flips, or none (every third round of each format)
+        if (round / 3) % 3 != 0 {
             for _ in 0..r.gen_range(1..4) {
                 let at = r.gen_range(0..bytes.len());
                 bytes[at] ^= 1 << r.gen_range(0..8);

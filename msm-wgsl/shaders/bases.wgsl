@@ -14,6 +14,8 @@
 //   identity only its own and zero coordinates.
 // - BASES_RAW: plain coordinates, little-endian, c0 first; all zero words
 //   are the identity.
+// - BASES_MONTGOMERY: as BASES_RAW, each element in Montgomery form of
+//   radix 2^(32 FP_WORDS) (ffjavascript's: snarkjs's keys).
 // A point is converted to the packed Montgomery form of the field layout
 // (x, y planes) with its identity flag. A point that is not canonical, not
 // on y^2 = x^3 + b or wrongly flagged lowers `bad[0]` to its index in the
@@ -26,7 +28,7 @@ struct BasesParams {
     n: u32,
     // index in the whole set of this dispatch's first point
     first: u32,
-    // BASES_ARKWORKS, BASES_RAW or BASES_ZCASH
+    // BASES_ARKWORKS, BASES_RAW, BASES_ZCASH or BASES_MONTGOMERY
     format: u32,
     // index in the output planes of this dispatch's first point
     out_offset: u32,
@@ -35,6 +37,7 @@ struct BasesParams {
 const BASES_ARKWORKS: u32 = 0u;
 const BASES_RAW: u32 = 1u;
 const BASES_ZCASH: u32 = 2u;
+const BASES_MONTGOMERY: u32 = 3u;
 // BN254's flags in y's last word
 const FLAG_Y_NEGATIVE: u32 = 0x80000000u;
 const FLAG_INFINITY: u32 = 0x40000000u;
@@ -164,7 +167,7 @@ fn convert(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let zero = (words_or(x) | words_or(y)) == 0u;
     var identity = false;
     var ok = true;
-    if params.format == BASES_RAW {
+    if params.format == BASES_RAW || params.format == BASES_MONTGOMERY {
         identity = zero;
     } else if (flags & FLAG_INFINITY) != 0u {
         // bit 30 is the identity in both encodings
@@ -176,8 +179,12 @@ fn convert(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if !identity {
         ok = canonical(x) && canonical(y);
         if ok {
-            xm = fq_mul(fq_unpack(x), FQ_R2);
-            ym = fq_mul(fq_unpack(y), FQ_R2);
+            var into = FQ_R2;
+            if params.format == BASES_MONTGOMERY {
+                into = FQ_RMONT;
+            }
+            xm = fq_mul(fq_unpack(x), into);
+            ym = fq_mul(fq_unpack(y), into);
             let rhs = fq_add(fq_mul(fq_sqr(xm), xm), fq_mul(fq_unpack(CURVE_B), FQ_R2));
             ok = fq_eq(fq_sqr(ym), rhs);
             if params.format == BASES_ARKWORKS {

@@ -188,6 +188,10 @@ pub struct FieldConstants {
     /// R^3 mod p in W-bit limbs: `fq_mul(x^(-1), R^3)` turns the plain inverse
     /// of a packed Montgomery value x = a R into a^(-1) R.
     pub r3: Vec<u32>,
+    /// R^2 / 2^(32 words) mod p in W-bit limbs: `fq_mul(a, RMONT)` turns an
+    /// element in ffjavascript's (and arkworks') Montgomery form, radix
+    /// 2^(32 words), into this layout's (`BaseFormat::Montgomery`).
+    pub rmont: Vec<u32>,
 }
 
 /// The BN254 base-field modulus p as a big integer.
@@ -238,6 +242,9 @@ impl FieldConstants {
         let r_mod_p = &r % &p;
         let r2 = (&r_mod_p * &r_mod_p) % &p;
         let r3 = (&r2 * &r_mod_p) % &p;
+        // 2^(32 words) is invertible mod the odd p: its inverse by Fermat
+        let radix_in = (BigUint::from(1u8) << (32 * words)) % &p;
+        let rmont = (&r2 * radix_in.modpow(&(&p - 2u8), &p)) % &p;
         // -p^(-1) mod 2^W: p is odd, so p^(2^W - 1 ... ) inverse exists; compute by Newton.
         let two_w = 1u64 << w;
         let p0 = to_limbs(&p, w, 1)[0] as u64;
@@ -263,6 +270,7 @@ impl FieldConstants {
             inv_windows,
             p_words: to_limbs(&p, 32, words),
             r3: to_limbs(&r3, w, n),
+            rmont: to_limbs(&rmont, w, n),
             modulus: p,
         }
     }
@@ -294,6 +302,10 @@ mod tests {
             assert_eq!(from_limbs(&c.one_mont, w), big(r));
             assert_eq!(from_limbs(&c.r2, w), big(r * r));
             assert_eq!(from_limbs(&c.r3, w), big(r * r * r));
+            // RMONT * 2^(32 words) = R^2: a Montgomery product with it takes
+            // radix 2^(32 words) to R
+            let radix_in = F::from(2u64).pow([32 * c.words as u64]);
+            assert_eq!(from_limbs(&c.rmont, w), big(r * r / radix_in));
             assert_eq!(from_limbs(&c.p_words, 32), p);
             assert_eq!(c.p_words.len(), c.words);
             // Windows rebuild p - 2.

@@ -27,11 +27,11 @@ pub fn decode_base(bytes: &[u8; 64], format: BaseFormat) -> Result<Option<G1Affi
             y_bytes[31] &= !(FLAG_Y_NEGATIVE | FLAG_INFINITY);
             f
         }
-        BaseFormat::Raw => 0,
+        BaseFormat::Raw | BaseFormat::Montgomery => 0,
     };
     let zero = bytes[..32].iter().chain(&y_bytes).all(|&b| b == 0);
     match format {
-        BaseFormat::Raw if zero => return Ok(None),
+        BaseFormat::Raw | BaseFormat::Montgomery if zero => return Ok(None),
         BaseFormat::Arkworks if flags & FLAG_INFINITY != 0 => {
             return if zero && flags == FLAG_INFINITY {
                 Ok(None)
@@ -41,8 +41,12 @@ pub fn decode_base(bytes: &[u8; 64], format: BaseFormat) -> Result<Option<G1Affi
         }
         _ => {}
     }
-    let x = field(bytes[..32].try_into().unwrap()).ok_or(BaseDefect::NotCanonical)?;
-    let y = field(&y_bytes).ok_or(BaseDefect::NotCanonical)?;
+    let element = |b: &[u8; 32]| match format {
+        BaseFormat::Montgomery => montgomery(b),
+        _ => field(b),
+    };
+    let x = element(bytes[..32].try_into().unwrap()).ok_or(BaseDefect::NotCanonical)?;
+    let y = element(&y_bytes).ok_or(BaseDefect::NotCanonical)?;
     // Not `is_on_curve`: arkworks holds BN254's identity as (0, 0) and calls
     // it on the curve; the equation refuses it.
     if !on_curve(&x, &y) {
@@ -82,7 +86,7 @@ impl BaseFormat {
 /// group's `serialize_uncompressed`: BN254's little-endian coordinates with
 /// the sign and identity flags in the last byte, BLS12-381's big-endian
 /// (zcash) ones with the compression, identity and sort flags in the first
-/// byte and Fq2's c1 before c0. Raw: every coordinate's base-field elements
+/// byte and Fq2's c1 before c0. Raw (Montgomery: in Montgomery form): every coordinate's base-field elements
 /// little-endian, c0 first; all zero bytes are the identity. Only the one
 /// encoding arkworks writes passes, and only points of the prime-order
 /// subgroup (as arkworks' validated deserialization).
@@ -95,7 +99,7 @@ pub fn decode_point<C: GpuCurve>(bytes: &[u8], format: BaseFormat) -> Result<Opt
     let body = &mut buf[..bytes.len()];
     body.copy_from_slice(bytes);
     let flag_byte = match format {
-        BaseFormat::Raw => None,
+        BaseFormat::Raw | BaseFormat::Montgomery => None,
         BaseFormat::Arkworks if zcash => Some(0),
         BaseFormat::Arkworks => Some(body.len() - 1),
     };
@@ -108,7 +112,7 @@ pub fn decode_point<C: GpuCurve>(bytes: &[u8], format: BaseFormat) -> Result<Opt
         f
     });
     let zero = body.iter().all(|&b| b == 0);
-    if format == BaseFormat::Raw && zero {
+    if matches!(format, BaseFormat::Raw | BaseFormat::Montgomery) && zero {
         return Ok(None);
     }
     if flags & FLAG_INFINITY != 0 {
@@ -127,7 +131,10 @@ pub fn decode_point<C: GpuCurve>(bytes: &[u8], format: BaseFormat) -> Result<Opt
             let at = |i: usize| if zcash { chunk[size - 1 - (8 * k + i)] } else { chunk[8 * k + i] };
             *limb = u64::from_le_bytes(std::array::from_fn(at));
         }
-        <C::BaseField as Field>::BasePrimeField::from_bigint(b)
+        match format {
+            BaseFormat::Montgomery => C::base_from_montgomery(b),
+            _ => <C::BaseField as Field>::BasePrimeField::from_bigint(b),
+        }
     });
     let mut coordinate = || -> Result<C::BaseField, BaseDefect> {
         let mut parts = [<C::BaseField as Field>::BasePrimeField::ZERO; 2];
@@ -201,14 +208,29 @@ pub fn encode_point<C: GpuCurve>(p: &Affine<C>, format: BaseFormat) -> Vec<u8> {
     let mut out = Vec::with_capacity(C::CURVE.point_bytes());
     match (format, p.xy()) {
         (BaseFormat::Arkworks, _) => p.serialize_uncompressed(&mut out).expect("writing to a Vec cannot fail"),
-        (BaseFormat::Raw, None) => out.resize(C::CURVE.point_bytes(), 0),
+        (BaseFormat::Raw | BaseFormat::Montgomery, None) => out.resize(C::CURVE.point_bytes(), 0),
         (BaseFormat::Raw, Some((x, y))) => {
             for e in x.to_base_prime_field_elements().chain(y.to_base_prime_field_elements()) {
                 out.extend(e.into_bigint().to_bytes_le());
             }
         }
+        (BaseFormat::Montgomery, Some((x, y))) => {
+            for e in x.to_base_prime_field_elements().chain(y.to_base_prime_field_elements()) {
+                out.extend(C::base_to_montgomery(e).to_bytes_le());
+            }
+        }
     }
     out
+}
+
+/// A field element from its Montgomery limbs (`None` when >= p).
+fn montgomery(bytes: &[u8; 32]) -> Option<Fq> {
+    use crate::curve::GpuCurve;
+    let mut limbs = [0u64; 4];
+    for (k, l) in limbs.iter_mut().enumerate() {
+        *l = u64::from_le_bytes(bytes[8 * k..8 * k + 8].try_into().unwrap());
+    }
+    ark_bn254::g1::Config::base_from_montgomery(BigInt(limbs))
 }
 
 /// A canonical little-endian field element (`None` when >= p).
@@ -266,7 +288,7 @@ mod tests {
         points.push(Affine::<C>::zero());
         // the negation of each point flips BN254's sign flag
         points.extend(points.clone().iter().map(|p| -*p));
-        for format in [BaseFormat::Arkworks, BaseFormat::Raw] {
+        for format in [BaseFormat::Arkworks, BaseFormat::Raw, BaseFormat::Montgomery] {
             for p in &points {
                 let b = encode_point(p, format);
                 assert_eq!(b.len(), curve.point_bytes());
@@ -337,7 +359,7 @@ mod tests {
     fn bn254_g1_decoders_agree() {
         let (points, _) = crate::sample::inputs(8, 11);
         for (i, p) in points.iter().enumerate() {
-            for format in [BaseFormat::Arkworks, BaseFormat::Raw] {
+            for format in [BaseFormat::Arkworks, BaseFormat::Raw, BaseFormat::Montgomery] {
                 let b: [u8; 64] = encode_point(p, format).try_into().unwrap();
                 for bit in (0..512).step_by(7 + i) {
                     let mut m = b;

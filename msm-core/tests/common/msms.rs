@@ -120,7 +120,7 @@ pub fn check_bases_from_bytes<C: GpuCurve>(ctx: &GpuContext, n: usize) {
     bases[1] = Affine::<C>::identity();
     let want = reference(&bases, &scalars);
     let scalar_bytes: Vec<u8> = scalars.iter().flat_map(|s| s.into_bigint().to_bytes_le()).collect();
-    for format in [BaseFormat::Arkworks, BaseFormat::Raw] {
+    for format in [BaseFormat::Arkworks, BaseFormat::Raw, BaseFormat::Montgomery] {
         let bytes: Vec<u8> = bases.iter().flat_map(|p| encode_point(p, format)).collect();
         let b = pollster::block_on(ctx.upload_bases_bytes::<C>(HostBytes::slice(&bytes), format))
             .unwrap_or_else(|e| panic!("{curve} {format:?}: {e}"));
@@ -179,7 +179,7 @@ pub fn check_subgroup_refusals<C: GpuCurve>(ctx: &GpuContext) {
     };
     bases[37] = outside[1];
     bases[41] = -outside[2];
-    for format in [BaseFormat::Arkworks, BaseFormat::Raw] {
+    for format in [BaseFormat::Arkworks, BaseFormat::Raw, BaseFormat::Montgomery] {
         let bytes: Vec<u8> = bases.iter().flat_map(|p| encode_point(p, format)).collect();
         let up = |part: usize, dispatch: usize| {
             pollster::block_on(ctx.upload_bases_bytes_with::<C>(HostBytes::slice(&bytes), format, part, dispatch))

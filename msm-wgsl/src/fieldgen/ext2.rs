@@ -88,7 +88,8 @@ pub(super) fn fq2_module(field: BaseField, fp_module: &str, words: usize, lazy: 
          struct Fq {{\n    c0: Fp,\n    c1: Fp,\n}}\n\n\
          const FQ_ONE: Fq = Fq(FP_ONE, Fp());\n\
          // fq_mul(a, FQ_R2) = a * R, each half in Montgomery form\n\
-         const FQ_R2: Fq = Fq(FP_R2, Fp());\n"
+         const FQ_R2: Fq = Fq(FP_R2, Fp());\n\
+         const FQ_RMONT: Fq = Fq(FP_RMONT, Fp());\n"
     )
     .unwrap();
     // pack / unpack: straight-line word moves

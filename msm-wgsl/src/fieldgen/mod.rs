@@ -170,6 +170,9 @@ impl Gen<'_> {
              const FQ_ONE: Fq = {};\n\
              // R^2 mod p: fq_mul(a, FQ_R2) = a * R mod p\n\
              const FQ_R2: Fq = {};\n\
+             // R^2 / 2^(32 words) mod p: fq_mul(a, FQ_RMONT) = a * R / 2^(32 words),\n\
+             // Montgomery form of radix 2^(32 words) (ffjavascript's) into this one\n\
+             const FQ_RMONT: Fq = {};\n\
              // n0' = -p^(-1) mod 2^{w}\n\
              const FQ_N0: u32 = {:#x}u;\n\
              // p - 2 in 4-bit windows, most significant first (Fermat inversion)\n\
@@ -179,6 +182,7 @@ impl Gen<'_> {
             array_lit(&c.p),
             array_lit(&c.one_mont),
             array_lit(&c.r2),
+            array_lit(&c.rmont),
             c.n0,
             c.inv_windows.len(),
             array_lit(&c.inv_windows),
