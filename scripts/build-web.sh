@@ -56,7 +56,9 @@ fi
 cp msm-wasm/README.md "$out/README.md"
 # Node's entry point: the same module with WebGPU from the `webgpu` package.
 cp msm-wasm/js/node.js msm-wasm/js/node.d.ts "$out/"
-files='"msm_wasm.js", "msm_wasm.d.ts", "msm_wasm_bg.wasm", "msm_wasm_bg.wasm.d.ts", "node.js", "node.d.ts", "README.md"'
+# snarkjs with its MSMs on the GPU (`msm-wasm/snarkjs`).
+cp msm-wasm/js/snarkjs.js msm-wasm/js/snarkjs.d.ts "$out/"
+files='"msm_wasm.js", "msm_wasm.d.ts", "msm_wasm_bg.wasm", "msm_wasm_bg.wasm.d.ts", "node.js", "node.d.ts", "snarkjs.js", "snarkjs.d.ts", "README.md"'
 # wasm-bindgen puts inline JS of dependencies there, if any.
 if [ -d "$out/snippets" ]; then files="$files, \"snippets/\""; fi
 cat >"$out/package.json" <<EOF
@@ -74,6 +76,7 @@ cat >"$out/package.json" <<EOF
       "node": { "types": "./node.d.ts", "default": "./node.js" },
       "default": { "types": "./msm_wasm.d.ts", "default": "./msm_wasm.js" }
     },
+    "./snarkjs": { "types": "./snarkjs.d.ts", "default": "./snarkjs.js" },
     "./msm_wasm_bg.wasm": "./msm_wasm_bg.wasm"
   },
   "engines": { "node": ">=20" },

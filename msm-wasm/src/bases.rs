@@ -230,7 +230,7 @@ pub(crate) fn prefix(bytes: &HostBytes<'_>) -> [u8; 8] {
 pub(crate) fn points_start<C: GpuCurve>(all: HostBytes<'_>, format: BaseFormat, what: &str) -> Result<usize, JsError> {
     match format {
         BaseFormat::Arkworks => body_start(all.len(), C::CURVE.point_bytes(), || prefix(&all), what),
-        BaseFormat::Raw => Ok(0),
+        BaseFormat::Raw | BaseFormat::Montgomery => Ok(0),
     }
     .map_err(js_error)
 }

@@ -187,6 +187,20 @@ impl MsmContext {
         self.upload(bytes, options, BaseFormat::Raw, "raw bases")
     }
 
+    /// Uploads bases in ffjavascript's layout (snarkjs's `.zkey` sections
+    /// and the bases of its `multiExpAffine`): as `uploadBasesRaw`, each
+    /// base-field element in Montgomery form (R = 2^256 for BN254,
+    /// 2^384 for BLS12-381), converted and checked on the GPU; `options`
+    /// as for `uploadBases`.
+    #[wasm_bindgen(js_name = uploadBasesMontgomery, unchecked_return_type = "Promise<Bases>")]
+    pub fn upload_bases_montgomery(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "BasesOptions")] options: JsValue,
+    ) -> js_sys::Promise {
+        self.upload(bytes, options, BaseFormat::Montgomery, "Montgomery bases")
+    }
+
     fn upload(&self, bytes: JsValue, options: JsValue, format: BaseFormat, what: &'static str) -> js_sys::Promise {
         let ctx = self.ctx.clone();
         let table = from_js::<BasesOptions>(options, "BasesOptions")

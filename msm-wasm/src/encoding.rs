@@ -84,8 +84,8 @@ pub fn points_of<C: GpuCurve>(bytes: &[u8], format: BaseFormat, what: &str) -> R
     let size = C::CURVE.point_bytes();
     let body = match format {
         BaseFormat::Arkworks => items(bytes, size, what)?,
-        BaseFormat::Raw if bytes.len().is_multiple_of(size) => bytes.chunks_exact(size),
-        BaseFormat::Raw => {
+        _ if bytes.len().is_multiple_of(size) => bytes.chunks_exact(size),
+        BaseFormat::Raw | BaseFormat::Montgomery => {
             return Err(FormatError(format!(
                 "{what}: {} bytes is not a whole number of {size}-byte points",
                 bytes.len()

@@ -1,0 +1,57 @@
+// snarkjs's Groth16 prover with its MSMs on the GPU (msm-wasm/snarkjs), on
+// the circom circuits of msm-circom/tests/fixtures: with r and s fixed the
+// proof equals snarkjs's own byte for byte, `snarkjs.groth16.verify`
+// accepts it and proofs with fresh randomness, and the key's bases are
+// uploaded once across proofs.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import * as snarkjs from "snarkjs";
+import { buildBn128 } from "ffjavascript";
+import init from "msm-wasm";
+import { accelerateSnarkjs } from "msm-wasm/snarkjs";
+
+const fixtures = new URL("../../../msm-circom/tests/fixtures/", import.meta.url);
+const file = (name) => new Uint8Array(readFileSync(new URL(name, fixtures)));
+const json = (name) => JSON.parse(readFileSync(new URL(name, fixtures), "utf8"));
+
+test("snarkjs's proofs with every MSM on the GPU equal snarkjs's own", async () => {
+  await init();
+  const curve = await buildBn128();
+  // the pipelines of these circuits' sizes only (the default prepares up to 2^20)
+  const acc = await accelerateSnarkjs(curve, { fallback: false, context: { warmUpMaxPoints: 4096 } });
+  assert.equal(acc.gpu, true);
+  await acc.ready(); // every MSM on the GPU, none on the CPU while compiling
+  const random = curve.Fr.random;
+  try {
+    for (const name of ["multiplier", "chain"]) {
+      const [zkey, wtns] = [file(`${name}.zkey`), file(`${name}.wtns`)];
+      const fixed = [1234567n, 7654321n];
+      let k = 0;
+      curve.Fr.random = () => curve.Fr.e(fixed[k++ % 2]);
+      const { proof, publicSignals } = await snarkjs.groth16.prove(zkey, wtns);
+      assert.deepEqual(proof, json(`${name}_proof.json`), `${name}: snarkjs's proof`);
+      assert.deepEqual(publicSignals, json(`${name}_public.json`));
+      curve.Fr.random = random;
+      const vkey = json(`${name}_vkey.json`);
+      assert.equal(await snarkjs.groth16.verify(vkey, publicSignals, proof), true);
+      const uploads = acc.stats.uploads;
+      const fresh = await snarkjs.groth16.prove(zkey, wtns);
+      assert.notDeepEqual(fresh.proof, proof);
+      assert.equal(await snarkjs.groth16.verify(vkey, fresh.publicSignals, fresh.proof), true);
+      assert.equal(acc.stats.uploads, uploads, "the key's bases stay resident");
+    }
+    // five MSMs a proof (A, B1, B2, C, H) and one a verification (IC), all
+    // on the GPU; each circuit's six base sets uploaded once
+    assert.equal(acc.stats.msms, 4 * 5 + 4);
+    assert.equal(acc.stats.cpu, 0);
+    assert.equal(acc.stats.uploads, 2 * 6);
+  } finally {
+    curve.Fr.random = random;
+    acc.restore();
+  }
+  // restored: snarkjs's own MSMs give the same proof
+  const { proof } = await snarkjs.groth16.prove(file("multiplier.zkey"), file("multiplier.wtns"));
+  assert.equal(await snarkjs.groth16.verify(json("multiplier_vkey.json"), json("multiplier_public.json"), proof), true);
+  await curve.terminate();
+});
