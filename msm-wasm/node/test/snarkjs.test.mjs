@@ -18,6 +18,14 @@ const json = (name) => JSON.parse(readFileSync(new URL(name, fixtures), "utf8"))
 test("snarkjs's proofs with every MSM on the GPU equal snarkjs's own", async () => {
   await init();
   const curve = await buildBn128();
+  try {
+    await proveAndVerify(curve);
+  } finally {
+    await curve.terminate(); // its worker threads would keep the process alive
+  }
+});
+
+async function proveAndVerify(curve) {
   // the pipelines of these circuits' sizes only (the default prepares up to 2^20)
   const acc = await accelerateSnarkjs(curve, { fallback: false, context: { warmUpMaxPoints: 4096 } });
   assert.equal(acc.gpu, true);
@@ -53,5 +61,4 @@ test("snarkjs's proofs with every MSM on the GPU equal snarkjs's own", async () 
   // restored: snarkjs's own MSMs give the same proof
   const { proof } = await snarkjs.groth16.prove(file("multiplier.zkey"), file("multiplier.wtns"));
   assert.equal(await snarkjs.groth16.verify(json("multiplier_vkey.json"), json("multiplier_public.json"), proof), true);
-  await curve.terminate();
-});
+}
