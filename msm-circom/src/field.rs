@@ -6,6 +6,9 @@
 use ark_bn254::{Fq, Fq2, Fr, G1Affine, G2Affine};
 use ark_ff::{BigInt, PrimeField};
 
+use crate::binfile::Reader;
+use crate::error::{CircomError, FileKind};
+
 /// 32 little-endian bytes as four limbs.
 pub(crate) fn limbs(b: &[u8]) -> BigInt<4> {
     let mut l = [0u64; 4];
@@ -70,4 +73,41 @@ pub(crate) fn fr_plain(b: &[u8]) -> Option<Fr> {
 pub(crate) fn fr_coef(b: &[u8]) -> Option<Fr> {
     let v = limbs(b);
     (v < Fr::MODULUS).then(|| Fr::new_unchecked(v) * Fr::new_unchecked(BigInt::one()))
+}
+
+/// Reads a modulus (its byte length, then the bytes) and checks it is
+/// BN254's `F`.
+pub(crate) fn check_modulus<F>(r: &mut Reader, kind: FileKind) -> Result<(), CircomError>
+where
+    F: ark_ff::PrimeField<BigInt = ark_ff::BigInt<4>>,
+{
+    let n8 = r.u32()? as usize;
+    let bytes = r.take(n8)?;
+    if bytes != modulus_bytes::<F>().as_slice() {
+        let modulus = num_bigint_le(bytes);
+        return Err(CircomError::WrongCurve { kind, modulus });
+    }
+    Ok(())
+}
+
+/// A little-endian integer in decimal (for error messages).
+fn num_bigint_le(bytes: &[u8]) -> String {
+    let mut digits = vec![0u32]; // base 10^9, least significant first
+    for &b in bytes.iter().rev() {
+        let mut carry = b as u64;
+        for d in digits.iter_mut() {
+            let v = (*d as u64) * 256 + carry;
+            *d = (v % 1_000_000_000) as u32;
+            carry = v / 1_000_000_000;
+        }
+        while carry > 0 {
+            digits.push((carry % 1_000_000_000) as u32);
+            carry /= 1_000_000_000;
+        }
+    }
+    let mut s = digits.last().expect("one digit").to_string();
+    for d in digits.iter().rev().skip(1) {
+        s += &format!("{d:09}");
+    }
+    s
 }

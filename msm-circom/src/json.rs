@@ -6,7 +6,7 @@ use ark_bn254::{Fr, G1Affine, G2Affine};
 use ark_ec::AffineRepr;
 use serde_json::{json, Value};
 
-use crate::prover::Proof;
+use crate::proof::Proof;
 
 fn dec<F: ark_ff::PrimeField>(x: F) -> Value {
     Value::String(x.into_bigint().to_string())

@@ -18,6 +18,7 @@ mod binfile;
 mod error;
 mod field;
 mod json;
+mod proof;
 mod prover;
 mod qap;
 mod wtns;
@@ -25,7 +26,8 @@ mod zkey;
 
 pub use error::{CircomError, FileKind};
 pub use json::{proof_json, public_json};
-pub use prover::{Proof, ProofTimes, Prover, ProverOptions};
+pub use proof::Proof;
+pub use prover::{ProofTimes, Prover, ProverOptions};
 pub use qap::h_scalars;
 pub use wtns::Witness;
 pub use zkey::{VerifyingKey, ZKey};

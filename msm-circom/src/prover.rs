@@ -8,12 +8,13 @@
 
 use std::time::Instant;
 
-use ark_bn254::{Fr, G1Affine, G1Projective, G2Affine};
+use ark_bn254::{Fr, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::PrimeField;
 use msm_core::{Curve, Engine, EngineBases, EngineOptions};
 
 use crate::error::CircomError;
+use crate::proof::Proof;
 use crate::qap;
 use crate::wtns::Witness;
 use crate::zkey::{Coef, VerifyingKey, ZKey};
@@ -39,14 +40,6 @@ impl Default for ProverOptions {
             check_subgroup: true,
         }
     }
-}
-
-/// A Groth16 proof, as snarkjs's proof.json holds it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Proof {
-    pub a: G1Affine,
-    pub b: G2Affine,
-    pub c: G1Affine,
 }
 
 /// Where one proof's time went (wall clock, ms).

@@ -17,7 +17,7 @@ impl Witness {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CircomError> {
         let file = BinFile::parse(FileKind::Wtns, bytes, &[1, 2])?;
         let mut h = file.section(1)?;
-        crate::zkey::check_modulus_in::<Fr>(&mut h, FileKind::Wtns)?;
+        field::check_modulus::<Fr>(&mut h, FileKind::Wtns)?;
         let count = h.u32()? as usize;
         let values = file.section(2)?.items(count, 32)?;
         let w: Vec<Fr> = values

@@ -72,8 +72,8 @@ impl ZKey {
             return Err(CircomError::NotGroth16(protocol));
         }
         let mut h = file.section(2)?;
-        check_modulus::<Fq>(&mut h)?;
-        check_modulus::<Fr>(&mut h)?;
+        field::check_modulus::<Fq>(&mut h, FileKind::Zkey)?;
+        field::check_modulus::<Fr>(&mut h, FileKind::Zkey)?;
         let n_vars = h.u32()? as usize;
         let n_public = h.u32()? as usize;
         let domain_size = h.u32()? as usize;
@@ -141,47 +141,6 @@ fn malformed(detail: String) -> CircomError {
     }
 }
 
-/// Reads a modulus (its byte length, then the bytes) and checks it is
-/// BN254's `F`.
-pub(crate) fn check_modulus_in<F>(r: &mut Reader, kind: FileKind) -> Result<(), CircomError>
-where
-    F: ark_ff::PrimeField<BigInt = ark_ff::BigInt<4>>,
-{
-    let n8 = r.u32()? as usize;
-    let bytes = r.take(n8)?;
-    if bytes != field::modulus_bytes::<F>().as_slice() {
-        let modulus = num_bigint_le(bytes);
-        return Err(CircomError::WrongCurve { kind, modulus });
-    }
-    Ok(())
-}
-
-fn check_modulus<F: ark_ff::PrimeField<BigInt = ark_ff::BigInt<4>>>(r: &mut Reader) -> Result<(), CircomError> {
-    check_modulus_in::<F>(r, FileKind::Zkey)
-}
-
-/// A little-endian integer in decimal (for error messages).
-fn num_bigint_le(bytes: &[u8]) -> String {
-    let mut digits = vec![0u32]; // base 10^9, least significant first
-    for &b in bytes.iter().rev() {
-        let mut carry = b as u64;
-        for d in digits.iter_mut() {
-            let v = (*d as u64) * 256 + carry;
-            *d = (v % 1_000_000_000) as u32;
-            carry = v / 1_000_000_000;
-        }
-        while carry > 0 {
-            digits.push((carry % 1_000_000_000) as u32);
-            carry /= 1_000_000_000;
-        }
-    }
-    let mut s = digits.last().expect("one digit").to_string();
-    for d in digits.iter().rev().skip(1) {
-        s += &format!("{d:09}");
-    }
-    s
-}
-
 fn point<P>(
     b: &[u8],
     what: &'static str,
@@ -246,7 +205,7 @@ fn coefficients(file: &BinFile, n_vars: usize, domain_size: usize) -> Result<Vec
 impl VerifyingKey {
     /// The Groth16 check `snarkjs groth16 verify` makes:
     /// e(A, B) = e(α, β)·e(Σ x_i·IC_i, γ)·e(C, δ) for public signals `x`.
-    pub fn verify(&self, public: &[Fr], proof: &crate::Proof) -> bool {
+    pub fn verify(&self, public: &[Fr], proof: &crate::proof::Proof) -> bool {
         use ark_ec::pairing::Pairing;
         use ark_ec::{AffineRepr, CurveGroup};
         if public.len() + 1 != self.ic.len() {
