@@ -4,9 +4,10 @@
 # key (setup and one contribution), verifying key, witness, and snarkjs's
 # proof with r and s fixed (prove-fixed.mjs), checked by `snarkjs groth16
 # verify`. Needs Node 20+ and npm; takes about three minutes on two cores.
+# An argument writes them to another folder instead.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="$here/../tests/fixtures"
+out="$(realpath "${1:-$here/../tests/fixtures}")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -22,7 +23,7 @@ for n in chain multiplier; do
   $S groth16 setup "$n.r1cs" pot.ptau "${n}_0.zkey" >/dev/null
   $S zkey contribute "${n}_0.zkey" "$n.zkey" -e="fixture $n" >/dev/null
   $S zkey export verificationkey "$n.zkey" "${n}_vkey.json" >/dev/null
-  cp "$out/${n}_input.json" .
+  cp "$here/../tests/fixtures/${n}_input.json" .
   $S wtns calculate "${n}_js/$n.wasm" "${n}_input.json" "$n.wtns"
   node prove-fixed.mjs "$n.zkey" "$n.wtns" 1234567 7654321 "${n}_proof.json" "${n}_public.json"
   $S groth16 verify "${n}_vkey.json" "${n}_public.json" "${n}_proof.json"
