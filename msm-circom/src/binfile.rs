@@ -4,6 +4,14 @@
 
 use crate::error::{CircomError, FileKind};
 
+/// The bytes of the file at `path`, or an error naming it.
+pub(crate) fn read_path(path: &std::path::Path) -> Result<Vec<u8>, CircomError> {
+    std::fs::read(path).map_err(|source| CircomError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
 /// A container's sections over its bytes.
 pub(crate) struct BinFile<'a> {
     kind: FileKind,

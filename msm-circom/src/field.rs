@@ -84,30 +84,8 @@ where
     let n8 = r.u32()? as usize;
     let bytes = r.take(n8)?;
     if bytes != modulus_bytes::<F>().as_slice() {
-        let modulus = num_bigint_le(bytes);
+        let modulus = num_bigint::BigUint::from_bytes_le(bytes).to_string();
         return Err(CircomError::WrongCurve { kind, modulus });
     }
     Ok(())
-}
-
-/// A little-endian integer in decimal (for error messages).
-fn num_bigint_le(bytes: &[u8]) -> String {
-    let mut digits = vec![0u32]; // base 10^9, least significant first
-    for &b in bytes.iter().rev() {
-        let mut carry = b as u64;
-        for d in digits.iter_mut() {
-            let v = (*d as u64) * 256 + carry;
-            *d = (v % 1_000_000_000) as u32;
-            carry = v / 1_000_000_000;
-        }
-        while carry > 0 {
-            digits.push((carry % 1_000_000_000) as u32);
-            carry /= 1_000_000_000;
-        }
-    }
-    let mut s = digits.last().expect("one digit").to_string();
-    for d in digits.iter().rev().skip(1) {
-        s += &format!("{d:09}");
-    }
-    s
 }

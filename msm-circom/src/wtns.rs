@@ -36,12 +36,7 @@ impl Witness {
 
     /// Reads the witness at `path`.
     pub fn read(path: impl AsRef<std::path::Path>) -> Result<Self, CircomError> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| CircomError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Self::from_bytes(&bytes)
+        Self::from_bytes(&crate::binfile::read_path(path.as_ref())?)
     }
 
     /// The public signals (after the constant), as snarkjs's public.json lists them.

@@ -120,12 +120,7 @@ impl ZKey {
 
     /// Reads the key at `path`.
     pub fn read(path: impl AsRef<std::path::Path>) -> Result<Self, CircomError> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| CircomError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Self::from_bytes(&bytes)
+        Self::from_bytes(&crate::binfile::read_path(path.as_ref())?)
     }
 
     /// log2 of the domain's size.

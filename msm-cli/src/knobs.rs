@@ -153,15 +153,7 @@ impl GpuArgs {
 
     /// [`GpuArgs::context`] with the profile given.
     pub fn context_with_profile(&self, knobs: KnobOverrides, profile: ProfileChoice) -> Result<GpuContext, MsmError> {
-        let field_layout = self
-            .layout
-            .as_deref()
-            .map(|n| {
-                FieldLayout::from_name(n).ok_or_else(|| {
-                    MsmError::invalid_config("--layout", format!("{n}: expected 13x20, 16x16 or 32x8-int64"))
-                })
-            })
-            .transpose()?;
+        let field_layout = layout_flag(self.layout.as_deref())?;
         let field_code: Option<FieldCode> = parsed(self.field_code.as_deref(), "--field-code")?;
         let inversion: Option<Inversion> = parsed(self.inversion.as_deref(), "--inversion")?;
         let ctx = GpuContext::new_blocking(&ContextOptions {
@@ -172,11 +164,7 @@ impl GpuArgs {
             knobs,
             field_code,
             inversion,
-            pipeline_cache: match &self.pipeline_cache {
-                None => msm_core::PipelineCacheDir::Default,
-                Some(p) if p.as_os_str() == "off" => msm_core::PipelineCacheDir::Off,
-                Some(p) => msm_core::PipelineCacheDir::At(p.clone()),
-            },
+            pipeline_cache: cache_flag(self.pipeline_cache.as_ref()),
             profile,
             limits: self
                 .limits
@@ -204,8 +192,26 @@ impl GpuArgs {
     }
 }
 
+/// `--layout`'s value, or an error naming the flag.
+pub fn layout_flag(name: Option<&str>) -> Result<Option<FieldLayout>, MsmError> {
+    name.map(|n| {
+        FieldLayout::from_name(n)
+            .ok_or_else(|| MsmError::invalid_config("--layout", format!("{n}: expected 13x20, 16x16 or 32x8-int64")))
+    })
+    .transpose()
+}
+
+/// `--pipeline-cache`'s value: a folder, `off`, or the default.
+pub fn cache_flag(path: Option<&std::path::PathBuf>) -> msm_core::PipelineCacheDir {
+    match path {
+        None => msm_core::PipelineCacheDir::Default,
+        Some(p) if p.as_os_str() == "off" => msm_core::PipelineCacheDir::Off,
+        Some(p) => msm_core::PipelineCacheDir::At(p.clone()),
+    }
+}
+
 /// An optional flag's value parsed, or an error naming the flag.
-fn parsed<T: std::str::FromStr<Err = String>>(value: Option<&str>, flag: &str) -> Result<Option<T>, MsmError> {
+pub fn parsed<T: std::str::FromStr<Err = String>>(value: Option<&str>, flag: &str) -> Result<Option<T>, MsmError> {
     value
         .map(|v| v.parse().map_err(|e| MsmError::invalid_config(flag, e)))
         .transpose()

@@ -7,9 +7,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use msm_circom::{proof_json, public_json, ProofTimes, Prover, ProverOptions, Witness, ZKey};
-use msm_core::{Backend, ContextOptions, EngineOptions, FieldLayout, PipelineCacheDir};
+use msm_core::{Backend, ContextOptions, EngineOptions};
 
 use crate::error::CliError;
+use crate::knobs::{cache_flag, layout_flag, parsed};
+use crate::stats::summarize;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -50,30 +52,14 @@ pub struct Args {
 }
 
 fn options(args: &Args) -> Result<ProverOptions, CliError> {
-    let backend: Backend = args
-        .backend
-        .parse()
-        .map_err(|e| msm_core::MsmError::invalid_config("--backend", e))?;
-    let field_layout = args
-        .layout
-        .as_deref()
-        .map(|n| {
-            FieldLayout::from_name(n).ok_or_else(|| {
-                msm_core::MsmError::invalid_config("--layout", format!("{n}: expected 13x20, 16x16 or 32x8-int64"))
-            })
-        })
-        .transpose()?;
+    let backend: Backend = parsed(Some(&args.backend), "--backend")?.expect("a value");
     Ok(ProverOptions {
         engine: EngineOptions {
             backend,
             context: ContextOptions {
-                field_layout,
+                field_layout: layout_flag(args.layout.as_deref())?,
                 adapter_name: args.adapter.clone(),
-                pipeline_cache: match &args.pipeline_cache {
-                    None => PipelineCacheDir::Default,
-                    Some(p) if p.as_os_str() == "off" => PipelineCacheDir::Off,
-                    Some(p) => PipelineCacheDir::At(p.clone()),
-                },
+                pipeline_cache: cache_flag(args.pipeline_cache.as_ref()),
                 ..Default::default()
             },
             ..Default::default()
@@ -100,11 +86,6 @@ fn circom(path: &std::path::Path) -> impl Fn(msm_circom::CircomError) -> CliErro
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 pub fn run(args: &Args) -> Result<(), CliError> {
@@ -151,7 +132,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }
     if times.len() > 2 {
         let warm = &times[1..];
-        let m = |f: fn(&ProofTimes) -> f64| median(warm.iter().map(f).collect());
+        let m = |f: fn(&ProofTimes) -> f64| summarize(&warm.iter().map(f).collect::<Vec<_>>()).median;
         eprintln!(
             "warm median over {} proofs: {:.1} ms (H's scalars {:.1}, G1 {:.1}, G2 {:.1}, H's MSM {:.1})",
             warm.len(),

@@ -127,6 +127,18 @@ impl GpuContext {
         if let Err(e) = SlotFuture(slot).await {
             // A lost device fails every map: report why it was lost.
             self.check_device_error()?;
+            // wgpu may fail the map with a bare "async map" error before it
+            // runs the device-lost callback: give the callback a moment
+            // before calling the failure a readback's
+            #[cfg(not(target_arch = "wasm32"))]
+            if matches!(e, MsmError::Readback(_)) {
+                for _ in 0..40 {
+                    if self.is_lost() {
+                        self.check_lost()?;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            }
             return Err(e);
         }
         let bytes = buf

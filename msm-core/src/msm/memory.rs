@@ -191,18 +191,6 @@ impl GpuContext {
             if m.contains("has been destroyed") {
                 return self.mark_lost(m);
             }
-            // wgpu fails a map with a bare "async map" error as the device
-            // goes, and may run the device-lost callback a moment later:
-            // give it that moment before calling the failure a readback's
-            #[cfg(not(target_arch = "wasm32"))]
-            for _ in 0..40 {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-                if self.is_lost() {
-                    if let Err(lost) = self.check_lost() {
-                        return lost;
-                    }
-                }
-            }
         }
         let pending = self.take_device_error();
         let refused = match (&e, &pending) {
