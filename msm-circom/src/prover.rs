@@ -27,9 +27,11 @@ type G2 = ark_bn254::g2::Config;
 pub struct ProverOptions {
     /// Both engines' options; the context's curve is set per group.
     pub engine: EngineOptions,
-    /// Check on the GPU, as the key is uploaded, that G2's query lies in
-    /// the prime-order subgroup (BN254's G2 has a large cofactor; G1's
-    /// points need only be on the curve, which reading the key checks).
+    /// Check, as the key is uploaded, that G2's query lies in the
+    /// prime-order subgroup (BN254's G2 has a large cofactor; G1's points
+    /// need only be on the curve, which reading the key checks): on the
+    /// GPU, or on the CPU while an `Auto` engine's warm-up has not compiled
+    /// the GPU's test.
     pub check_subgroup: bool,
 }
 
@@ -76,9 +78,13 @@ pub struct Prover {
 impl Prover {
     /// Opens the engines and uploads `key`'s queries.
     pub fn new(key: ZKey, opts: &ProverOptions) -> Result<Self, CircomError> {
+        // an engine's warm-up prepares for the key's longest query unless
+        // told otherwise: no compiles for sizes this key never runs
+        let longest = [key.a.len(), key.b_g1.len(), key.b_g2.len(), key.c.len(), key.h.len()];
         let engine = |curve: Curve| {
             let mut o = opts.engine.clone();
             o.context.curve = curve;
+            o.max_points = o.max_points.or(longest.into_iter().max());
             Engine::new_blocking(&o)
         };
         let (g1, g2) = (engine(Curve::Bn254G1)?, engine(Curve::Bn254G2)?);

@@ -299,3 +299,55 @@ fn the_warm_up_keeps_calls_off_compiles() {
     );
     assert_eq!(engine.fallback_reason(), None);
 }
+
+/// While the warm-up has not compiled the GPU's subgroup test, Auto checks
+/// a base set on the CPU (the caller waits on no compile); once warm, on
+/// the GPU without compiling. Both name the same point.
+#[test]
+fn the_subgroup_check_waits_on_no_compile() {
+    type Bls = ark_bls12_381::g1::Config;
+    let (mut points, _) = msm_core::sample::inputs_of::<Bls>(64, 5);
+    points[37] = msm_core::sample::outside_subgroup::<Bls>(1, 6)[0];
+    let refused = |got: Result<(), msm_core::MsmError>| {
+        matches!(
+            got,
+            Err(msm_core::MsmError::InvalidBase {
+                index: 37,
+                defect: msm_core::BaseDefect::NotInSubgroup,
+            })
+        )
+    };
+    Engine::hold_warm_ups_for_test(true);
+    let engine = Engine::new_blocking(&EngineOptions {
+        crossover: Some(32),
+        warm_up: Some(true),
+        max_points: Some(64),
+        context: ContextOptions {
+            curve: Curve::Bls12_381G1,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let engine = engine.inspect_err(|_| Engine::hold_warm_ups_for_test(false)).unwrap();
+    let gpu = engine.gpu().unwrap();
+    let bases = engine.upload_bases_blocking(&points).unwrap();
+    let early = pollster::block_on(engine.check_subgroup(&bases));
+    let compiled_early = gpu.compile_log().len();
+    Engine::hold_warm_ups_for_test(false);
+    assert!(refused(early), "the check before the warm-up");
+    assert_eq!(compiled_early, 0, "the check before the warm-up compiled nothing");
+
+    pollster::block_on(engine.warm_up()).unwrap();
+    let compiled = gpu.compile_log();
+    assert!(
+        compiled.iter().any(|r| r.shader == "subgroup"),
+        "the warm-up compiled the test"
+    );
+    let late = pollster::block_on(engine.check_subgroup(&bases));
+    assert!(refused(late), "the check after it");
+    assert_eq!(
+        gpu.compile_log().len(),
+        compiled.len(),
+        "the check after it compiled nothing"
+    );
+}

@@ -121,6 +121,20 @@ impl GpuContext {
         }
     }
 
+    /// Whether [`GpuContext::check_subgroup`] would wait on no compile.
+    pub(crate) fn subgroup_is_warm(&self) -> bool {
+        !has_cofactor(self.curve()) || self.is_compiled(&subgroup_jobs(self.curve()))
+    }
+
+    /// Compiles the subgroup test's kernels (none where the curve has no
+    /// cofactor).
+    pub(crate) async fn warm_up_subgroup(&self) -> Result<(), MsmError> {
+        match has_cofactor(self.curve()) {
+            true => self.precompile(subgroup_jobs(self.curve())).await,
+            false => Ok(()),
+        }
+    }
+
     /// Blocking [`GpuContext::check_subgroup`] (native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn check_subgroup_blocking(&self, bases: &BaseSet) -> Result<(), MsmError> {

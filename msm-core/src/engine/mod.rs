@@ -276,14 +276,16 @@ impl Engine {
 
     /// Checks that every point of `bases` is in the prime-order subgroup:
     /// on the GPU where the GPU holds them ([`GpuContext::check_subgroup`]),
-    /// else with arkworks on the CPU. Typed points are trusted at upload
-    /// (arkworks' checked deserialization refuses such points); call this
-    /// for points from elsewhere. [`MsmError::InvalidBase`] names the first
-    /// point outside.
+    /// else with arkworks on the CPU, as while a warm-up has not compiled
+    /// the GPU's test yet (no caller waits on that compile). Typed points
+    /// are trusted at upload (arkworks' checked deserialization refuses
+    /// such points); call this for points from elsewhere.
+    /// [`MsmError::InvalidBase`] names the first point outside.
     pub async fn check_subgroup<C: GpuCurve>(&self, bases: &EngineBases<C>) -> Result<(), MsmError> {
+        let compiled = |ctx: &GpuContext| self.warm.is_none() || ctx.subgroup_is_warm();
         match (&self.gpu, &bases.gpu, &bases.host) {
-            (Some(ctx), Some(set), _) => ctx.check_subgroup(set).await,
-            (_, _, Some(host)) => match host.iter().position(|p| !p.is_in_correct_subgroup_assuming_on_curve()) {
+            (Some(ctx), Some(set), host) if host.is_none() || compiled(ctx) => ctx.check_subgroup(set).await,
+            (_, _, Some(host)) => match first_outside_subgroup(host) {
                 None => Ok(()),
                 Some(index) => Err(MsmError::InvalidBase {
                     index,
@@ -369,6 +371,19 @@ impl Engine {
     ) -> Result<Vec<Projective<C>>, MsmError> {
         pollster::block_on(self.msm_batch(bases, vectors))
     }
+}
+
+/// The first of `points` outside the prime-order subgroup (arkworks' test,
+/// on the library's host pool natively).
+fn first_outside_subgroup<C: GpuCurve>(points: &[Affine<C>]) -> Option<usize> {
+    let outside = |p: &Affine<C>| !p.is_in_correct_subgroup_assuming_on_curve();
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        crate::host::install(|| points.par_iter().position_first(outside))
+    }
+    #[cfg(target_arch = "wasm32")]
+    points.iter().position(outside)
 }
 
 impl Drop for Engine {
