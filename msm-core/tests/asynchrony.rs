@@ -75,3 +75,39 @@ fn a_wait_past_the_timeout_fails_and_the_context_goes_on() {
     let want = cpu::msm_reference(&points, &scalars).into_affine();
     assert_eq!(ctx.msm_blocking(&bases, &scalars).unwrap().into_affine(), want);
 }
+
+/// A call whose pipelines are compiled waits on no compile of other ones
+/// running beside it (an engine's warm-up compiling its next size class).
+#[test]
+fn a_warm_call_waits_on_no_other_compile() {
+    let ctx = Arc::new(GpuContext::new_blocking(&ContextOptions::default()).unwrap());
+    let (points, scalars) = msm_core::sample::inputs(512, 71);
+    let bases = ctx.upload_bases_blocking(&points).unwrap();
+    let want = cpu::msm_reference(&points, &scalars).into_affine();
+    pollster::block_on(ctx.warm_up(&ctx.config_for(512), 512)).unwrap();
+    let other = 1 << 16;
+    assert!(
+        !ctx.is_warm(&ctx.config_for(other), other),
+        "another size, other pipelines"
+    );
+    let background = {
+        let ctx = ctx.clone();
+        std::thread::spawn(move || pollster::block_on(ctx.warm_up(&ctx.config_for(other), other)))
+    };
+    let t = Instant::now();
+    while !ctx.is_compiling() && !background.is_finished() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the background compile never started"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let got = ctx.msm_blocking(&bases, &scalars);
+    let compiling_after = ctx.is_compiling();
+    background.join().unwrap().unwrap();
+    assert_eq!(got.unwrap().into_affine(), want);
+    assert!(
+        compiling_after,
+        "the warm call returned while the other compile still ran"
+    );
+}

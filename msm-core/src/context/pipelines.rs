@@ -165,6 +165,12 @@ impl GpuContext {
         }
     }
 
+    /// Whether a compile holds the context's compile lock (a test's probe).
+    #[cfg(feature = "diagnostics")]
+    pub fn is_compiling(&self) -> bool {
+        self.pipelines.compiling.is_locked()
+    }
+
     /// Whether every one of `jobs` is compiled and cached.
     pub(crate) fn is_compiled(&self, jobs: &[PipelineJob]) -> bool {
         let cached = self.pipelines.pipelines.lock().unwrap();
@@ -219,6 +225,11 @@ impl GpuContext {
     /// (drivers compile concurrently) while this future waits without
     /// blocking its thread; on the web the browser compiles them together.
     pub(crate) async fn precompile(&self, jobs: Vec<PipelineJob>) -> Result<(), MsmError> {
+        // A call whose pipelines are all here takes no lock: it must not
+        // wait on a warm-up compiling other sizes in the background.
+        if self.is_compiled(&jobs) {
+            return Ok(());
+        }
         // Callers that meet a cold context together wait for the first one's
         // pipelines instead of compiling copies of their own.
         let _one_at_a_time = self.pipelines.compiling.lock().await;

@@ -93,6 +93,11 @@ impl LockState {
 }
 
 impl AsyncMutex {
+    #[cfg(feature = "diagnostics")]
+    pub(crate) fn is_locked(&self) -> bool {
+        self.state.lock().unwrap().locked
+    }
+
     pub(crate) fn lock(&self) -> AsyncLock<'_> {
         AsyncLock {
             mutex: self,
