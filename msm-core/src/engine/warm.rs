@@ -34,6 +34,11 @@ pub(super) struct WarmUp {
     /// Set when the engine is dropped: the background stops before its
     /// next size class (the one compiling finishes; its context goes then).
     stop: std::sync::atomic::AtomicBool,
+    /// The background thread, joined when the engine is dropped: a process
+    /// that exits while a driver compiles on another thread can crash in
+    /// the driver's teardown (seen on NVIDIA).
+    #[cfg(not(target_arch = "wasm32"))]
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl WarmUp {
@@ -53,6 +58,8 @@ impl WarmUp {
             }),
             sizes,
             stop: Default::default(),
+            #[cfg(not(target_arch = "wasm32"))]
+            thread: Mutex::new(None),
         });
         let task = {
             let warm = warm.clone();
@@ -63,8 +70,9 @@ impl WarmUp {
             let spawned = std::thread::Builder::new()
                 .name("msm-warm-up".into())
                 .spawn(move || pollster::block_on(task));
-            if let Err(e) = spawned {
-                *warm.state.lock().unwrap() = State::Failed(format!("cannot start the warm-up thread: {e}"));
+            match spawned {
+                Ok(handle) => *warm.thread.lock().unwrap() = Some(handle),
+                Err(e) => *warm.state.lock().unwrap() = State::Failed(format!("cannot start the warm-up thread: {e}")),
             }
         }
         #[cfg(target_arch = "wasm32")]
@@ -74,7 +82,7 @@ impl WarmUp {
 
     async fn run(&self, ctx: &GpuContext) {
         #[cfg(all(feature = "diagnostics", not(target_arch = "wasm32")))]
-        while HOLD.load(std::sync::atomic::Ordering::Relaxed) {
+        while HOLD.load(std::sync::atomic::Ordering::Relaxed) && !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let t = web_time::Instant::now();
@@ -120,9 +128,14 @@ impl WarmUp {
         Ok(())
     }
 
-    /// Stops the background before its next size class.
+    /// Stops the background before its next size class and, natively,
+    /// waits for it: at most the compiles in flight.
     pub(super) fn stop(&self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(handle) = self.thread.lock().unwrap().take() {
+            let _ = handle.join();
+        }
     }
 
     pub(super) fn is_ready(&self) -> bool {
