@@ -78,16 +78,19 @@ pub struct Prover {
 impl Prover {
     /// Opens the engines and uploads `key`'s queries.
     pub fn new(key: ZKey, opts: &ProverOptions) -> Result<Self, CircomError> {
-        // an engine's warm-up prepares for the key's longest query unless
-        // told otherwise: no compiles for sizes this key never runs
-        let longest = [key.a.len(), key.b_g1.len(), key.b_g2.len(), key.c.len(), key.h.len()];
-        let engine = |curve: Curve| {
+        // unless told otherwise an engine's warm-up prepares for the MSMs a
+        // proof runs alone: no compiles for sizes this key never runs
+        let private = key.n_vars - key.n_public - 1;
+        let engine = |curve: Curve, sizes: Vec<usize>| {
             let mut o = opts.engine.clone();
             o.context.curve = curve;
-            o.max_points = o.max_points.or(longest.into_iter().max());
+            if o.max_points.is_none() && o.warm_up_sizes.is_none() {
+                o.warm_up_sizes = Some(sizes);
+            }
             Engine::new_blocking(&o)
         };
-        let (g1, g2) = (engine(Curve::Bn254G1)?, engine(Curve::Bn254G2)?);
+        let g1 = engine(Curve::Bn254G1, vec![key.n_vars, private, key.domain_size])?;
+        let g2 = engine(Curve::Bn254G2, vec![key.n_vars])?;
         let b_g2 = g2.upload_bases_blocking(&key.b_g2)?;
         if opts.check_subgroup {
             pollster::block_on(g2.check_subgroup(&b_g2)).map_err(|e| match e {

@@ -55,10 +55,27 @@ enum Command {
     Tune(tune::Args),
 }
 
+/// `MSM_LOG=info` (or `debug`, `warn`, ...) prints the library's events to
+/// stderr, timed from the start: an engine's warm-up, its routes, uploads.
+fn init_log() {
+    let level = std::env::var("MSM_LOG")
+        .ok()
+        .and_then(|v| v.parse::<tracing::Level>().ok());
+    if let Some(level) = level {
+        tracing_subscriber::fmt()
+            .with_max_level(level)
+            .with_timer(tracing_subscriber::fmt::time::uptime())
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init();
+    }
+}
+
 fn main() {
     // SAFETY: first thing in main, before any thread starts.
     unsafe { msm_core::headless::skip_display_probe() };
     let cli = Cli::parse();
+    init_log();
     let result: Result<(), error::CliError> = match cli.command {
         Command::Adapters => {
             let adapters = pollster::block_on(msm_core::GpuContext::list_adapters());

@@ -66,6 +66,10 @@ pub struct EngineOptions {
     /// The largest MSM (points) the warm-up prepares for (default 2^22);
     /// a larger call compiles what it needs when first run.
     pub max_points: Option<usize>,
+    /// The MSM lengths the warm-up prepares for, where the caller knows
+    /// them (a prover's queries): those alone, not every power of two
+    /// from the crossover to `max_points` — fewer compiles, ready sooner.
+    pub warm_up_sizes: Option<Vec<usize>>,
 }
 
 /// A base set of the group `C` as the engine holds it: on the GPU where
@@ -131,7 +135,10 @@ impl Engine {
             Some(g) if opts.warm_up.unwrap_or(warm_by_default) => {
                 let smallest = if opts.backend == Backend::Auto { crossover } else { None };
                 let largest = opts.max_points.unwrap_or(warm::DEFAULT_MAX_POINTS);
-                let sizes = warm::WarmUp::sizes(smallest.unwrap_or(1 << 10), largest);
+                let sizes = match &opts.warm_up_sizes {
+                    Some(given) => warm::WarmUp::exact(given, smallest.unwrap_or(1)),
+                    None => warm::WarmUp::sizes(smallest.unwrap_or(1 << 10), largest),
+                };
                 tracing::info!(sizes = sizes.len(), "GPU warm-up started: MSMs run on the CPU until their pipelines are ready");
                 Some(warm::WarmUp::start(g.clone(), sizes))
             }

@@ -49,6 +49,14 @@ impl WarmUp {
         std::iter::successors(Some(lo), |&n| (n < hi).then_some(n * 2)).collect()
     }
 
+    /// `given` lengths from `smallest` on (the GPU's), ascending, once each.
+    pub(super) fn exact(given: &[usize], smallest: usize) -> Vec<usize> {
+        let mut sizes: Vec<usize> = given.iter().copied().filter(|&n| n >= smallest.max(1)).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+
     /// Starts compiling `sizes`' pipelines on `ctx` in the background.
     pub(super) fn start(ctx: Arc<GpuContext>, sizes: Vec<usize>) -> Arc<Self> {
         let warm = Arc::new(WarmUp {
@@ -134,7 +142,12 @@ impl WarmUp {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(handle) = self.thread.lock().unwrap().take() {
-            let _ = handle.join();
+            if !handle.is_finished() {
+                let t = std::time::Instant::now();
+                let _ = handle.join();
+                let seconds = t.elapsed().as_secs_f64();
+                tracing::info!(seconds, "engine dropped: waited for the warm-up's compiles in flight");
+            }
         }
     }
 
@@ -167,5 +180,11 @@ mod tests {
         assert_eq!(WarmUp::sizes(300, 2048), vec![512, 1024, 2048]);
         assert_eq!(WarmUp::sizes(0, 1), vec![1]);
         assert_eq!(WarmUp::sizes(4096, 1000), vec![4096]);
+    }
+
+    #[test]
+    fn exact_sizes_are_the_given_ones_the_gpu_takes() {
+        assert_eq!(WarmUp::exact(&[65536, 51703, 100, 51703], 1024), vec![51703, 65536]);
+        assert_eq!(WarmUp::exact(&[0, 3], 0), vec![3]);
     }
 }
