@@ -105,16 +105,16 @@ impl WarmUp {
                 return;
             }
             tracing::info!(n, done = i + 1, total, seconds = t.elapsed().as_secs_f64(), "GPU warm-up: size class ready");
-            // the subgroup test after the first class: a prover checks its
-            // key once, on the CPU until then
-            if i == 0 {
-                if let Err(e) = ctx.warm_up_subgroup().await {
-                    tracing::warn!(error = %e, "the GPU's subgroup test failed to compile: checks stay on the CPU");
-                }
-            }
             let mut state = self.state.lock().unwrap();
             if matches!(*state, State::Compiling { .. }) {
                 *state = State::Compiling { done: i + 1, total };
+            }
+        }
+        // the subgroup test last: checks run on the CPU until then, and a
+        // prover checks its key once, at load
+        if !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            if let Err(e) = ctx.warm_up_subgroup().await {
+                tracing::warn!(error = %e, "the GPU's subgroup test failed to compile: checks stay on the CPU");
             }
         }
         tracing::info!(seconds = t.elapsed().as_secs_f64(), "GPU warm-up done: every pipeline compiled");
