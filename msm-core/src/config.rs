@@ -81,6 +81,13 @@ crate::knobs::table::knob_table! {
     walker_unroll: bool = false;
         camel "walkerUnroll", alias "unroll", ts "boolean", values "true | false",
         shader true;
+    /// The walker's field code written out straight (no row loops) where
+    /// the context's is row loops: a larger shader that compiles slower and
+    /// runs a few percent faster at large sizes (built in from 2^20 where
+    /// measured so).
+    walker_straight: bool = false;
+        camel "walkerStraight", alias "straight", ts "boolean", values "true | false",
+        shader true;
     /// Number of walker threads. `None`: chosen by `crate::plan` from the
     /// entry count and the adapter (task length, occupancy, loop budget).
     walker_threads: Option<u32> = None;
@@ -166,6 +173,7 @@ impl MsmConfig {
             cache_dx: self.walker_cache_dx,
             fused: self.walker_fused,
             unroll: self.walker_unroll,
+            straight: self.walker_straight,
         }
     }
 }

@@ -270,7 +270,8 @@ fn mixed_longest_reduce_segment() {
 }
 
 /// Row loops everywhere, the GPUs' default in the 64-bit layout: exact
-/// off a loop cap, refused (`field_code`) under one.
+/// off a loop cap, refused (`field_code`) under one unless the walker's
+/// code is straight-line (`walker_straight`), and then exact.
 #[test]
 fn bn254_row_loops() {
     common::fast_lavapipe_compile();
@@ -287,4 +288,8 @@ fn bn254_row_loops() {
         Err(msm_core::MsmError::InvalidConfig { knob, .. }) => assert_eq!(knob, "field_code"),
         other => panic!("row loops in the walker under a loop cap: {other:?}"),
     }
+    // a straight-line walker beside row loops elsewhere keeps the budget
+    let straight = ctx.config_for(100).with_knobs("walker_straight=true").unwrap();
+    let run = ctx.msm_blocking_with(&b, &scalars, &straight).unwrap();
+    assert_eq!(run.result, msms::reference(&bases, &scalars));
 }

@@ -51,6 +51,9 @@ pub struct WalkerVariant {
     /// Write the slot loops out S times (constant slot indices, so drivers
     /// can keep slot state in registers) instead of looping.
     pub unroll: bool,
+    /// Straight-line field code in this walker whatever the library's
+    /// (row loops, looped).
+    pub straight: bool,
 }
 
 /// One shader of the library.
@@ -145,6 +148,9 @@ pub struct ShaderLibrary {
     subgroup_params: String,
     /// The stream walker's field module where its code differs (`Mixed`).
     walker_field: Option<String>,
+    /// Straight-line field code for walkers that ask for it, made on first
+    /// use.
+    straight_field: std::sync::OnceLock<String>,
 }
 
 impl ShaderLibrary {
@@ -162,6 +168,7 @@ impl ShaderLibrary {
             scalar: scalar_module_for(opts.field),
             subgroup_params: subgroup_params_module(opts.field, opts.coords),
             walker_field: (opts.for_walker() != opts).then(|| field_module_for(&opts.for_walker())),
+            straight_field: Default::default(),
         };
         for id in lib.fixed_ids() {
             lib.source(id)?;
@@ -201,6 +208,13 @@ impl ShaderLibrary {
         let mut field = &self.field;
         if let ShaderId::StreamWalker(v) = id {
             field = self.walker_field.as_ref().unwrap_or(field);
+            if v.straight && self.opts.for_walker().code != FieldCode::Unrolled {
+                let straight = FieldOptions {
+                    code: FieldCode::Unrolled,
+                    ..self.opts
+                };
+                field = self.straight_field.get_or_init(|| field_module_for(&straight));
+            }
             unroll = v.unroll.then_some(v.slots);
             walker_config = format!("// slots per walker thread\nconst S: u32 = {}u;\n", v.slots);
             for (on, name) in [

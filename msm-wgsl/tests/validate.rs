@@ -35,6 +35,7 @@ fn walker_variants() -> Vec<WalkerVariant> {
                             cache_dx,
                             fused,
                             unroll,
+                            straight: false,
                         });
                     }
                 }
@@ -192,6 +193,53 @@ fn rows_field_code_validates() {
                 if let Err(e) = validate(&lib.source(id).unwrap(), caps_for(layout)) {
                     panic!("{id:?} ({layout}, {coords:?}, rows) failed to validate:\n{e}");
                 }
+            }
+        }
+    }
+}
+
+/// A straight walker over row-loop (or looped) field code is the walker of
+/// the straight-line library, byte for byte, and validates; over
+/// straight-line code it changes nothing.
+#[test]
+fn straight_walkers_take_straight_line_field_code() {
+    let walker = |straight| {
+        ShaderId::StreamWalker(WalkerVariant {
+            slots: 4,
+            pref_workgroup: false,
+            cache_dx: true,
+            fused: false,
+            unroll: false,
+            straight,
+        })
+    };
+    for layout in FieldLayout::ALL {
+        for coords in [Coords::Fq, Coords::Fq2] {
+            let lib = |code| {
+                ShaderLibrary::with_options(FieldOptions {
+                    code,
+                    coords,
+                    ..FieldOptions::new(layout)
+                })
+                .unwrap()
+            };
+            let straight = lib(FieldCode::Unrolled).source(walker(false)).unwrap();
+            for code in [
+                FieldCode::Rows,
+                FieldCode::Looped,
+                FieldCode::Mixed,
+                FieldCode::Unrolled,
+            ] {
+                let lib = lib(code);
+                assert_eq!(
+                    lib.source(walker(true)).unwrap(),
+                    straight,
+                    "{layout} {coords:?} {code}"
+                );
+            }
+            assert_ne!(lib(FieldCode::Rows).source(walker(false)).unwrap(), straight);
+            if let Err(e) = validate(&straight, caps_for(layout)) {
+                panic!("straight walker ({layout}, {coords:?}) failed to validate:\n{e}");
             }
         }
     }

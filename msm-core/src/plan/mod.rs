@@ -343,7 +343,7 @@ impl MsmConfig {
 
     /// The plan keeps the loop budget and every buffer fits one binding.
     fn check_plan_fits(&self, plan: &Plan, bounds: &AdapterBounds) -> Result<(), MsmError> {
-        budget::check_field_loops(bounds, plan.tasks)?;
+        budget::check_field_loops(bounds, plan.tasks, self.walker_straight)?;
         let max_steps = bounds.walker_max_steps(self, plan.total_buckets());
         if bounds.loop_capped && plan.max_task_len() > max_steps {
             let culprit = if self.walker_threads.is_some() {

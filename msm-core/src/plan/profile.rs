@@ -248,6 +248,29 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
     (21, 31, &[("walker_tpb", "512"), ("walker_slots", "8"), ("walker_threads", "65536")]),
 ];
 
+/// BN254 G1 in the 64-bit layout on a discrete GPU: [`DISCRETE_INT64`]'s
+/// walkers with straight-line field code from 2^17 (H200, ABBA over two
+/// processes' worth of calls: 0.953x at 2^18, 0.960x at 2^20, 0.948x at
+/// 2^22, 0.965-0.971x over tables; 0.977x at 2^16, left to the row loops
+/// there, whose walker compiles in 1.6 s instead of 2.6 s on a fresh
+/// machine). BLS12-381 G1 lost with it (1.09x at 2^20), BN254 G2 was level.
+const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
+    (0, 16, &[("walker_slots", "2")]),
+    (17, 17, &[("walker_straight", "true")]),
+    (18, 19, &[("walker_slots", "8"), ("walker_straight", "true")]),
+    (20, 20, &[("walker_tpb", "512"), ("walker_straight", "true")]),
+    (
+        21,
+        31,
+        &[
+            ("walker_tpb", "512"),
+            ("walker_slots", "8"),
+            ("walker_threads", "65536"),
+            ("walker_straight", "true"),
+        ],
+    ),
+];
+
 /// G2 (Fq2 coordinates) in the 64-bit layout on a discrete GPU: the
 /// 512-thread walkers above do not fit its workgroup memory; 8 slots a
 /// thread from 2^18 (H200, BN254 G2 at 2^20: 4 slots 56.4 ms, 8 46.1, 16
@@ -282,6 +305,7 @@ pub fn builtin_ranges(info: &wgpu::AdapterInfo, field_layout: &str, bounds: &Ada
     }
     let table = match field_layout {
         "32x8-int64" if bounds.curve.coords() == msm_wgsl::Coords::Fq2 => DISCRETE_INT64_G2,
+        "32x8-int64" if bounds.curve == Curve::Bn254G1 => DISCRETE_INT64_BN254,
         "32x8-int64" => DISCRETE_INT64,
         "13x20" => DISCRETE_PORTABLE,
         _ => return Vec::new(),
@@ -349,12 +373,23 @@ mod tests {
             assert!(r.min_logn <= r.max_logn);
             r.apply(&MsmConfig::default()).unwrap();
         }
-        assert_eq!(config_in_ranges(&ranges, 1 << 17), MsmConfig::default());
+        let straight = |n: usize| config_in_ranges(&ranges, n).walker_straight;
+        assert_eq!((straight(1 << 16), straight(1 << 17), straight(1 << 24)), (false, true, true));
+        let mid = config_in_ranges(&ranges, 1 << 17);
+        assert_eq!(mid, MsmConfig { walker_straight: true, ..MsmConfig::default() });
         let big = config_in_ranges(&ranges, 1 << 22);
         assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 8, Some(65_536)));
         let portable = builtin_ranges(&gpu, "13x20", &bounds(49_152));
         assert_eq!(config_in_ranges(&portable, 1 << 20), MsmConfig::default());
-        assert_eq!(config_in_ranges(&portable, 1 << 22), big);
+        assert_eq!(config_in_ranges(&portable, 1 << 22), MsmConfig { walker_straight: false, ..big.clone() });
+        // BLS12-381 G1: the same walkers, its row loops kept
+        let bls = AdapterBounds {
+            curve: crate::curve::Curve::Bls12_381G1,
+            ..bounds(49_152)
+        };
+        let bls = builtin_ranges(&gpu, "32x8-int64", &bls);
+        assert_eq!(config_in_ranges(&bls, 1 << 17), MsmConfig::default());
+        assert_eq!(config_in_ranges(&bls, 1 << 22), config_in_ranges(&portable, 1 << 22));
         assert!(builtin_ranges(&gpu, "16x16", &bounds(49_152)).is_empty());
         let igpu = info("Intel", wgpu::DeviceType::IntegratedGpu);
         assert!(builtin_ranges(&igpu, "32x8-int64", &bounds(49_152)).is_empty());
