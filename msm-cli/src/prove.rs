@@ -109,8 +109,23 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }
     eprintln!("engines opened and the key uploaded in {:.0} ms", ms(t));
     let mut times: Vec<ProofTimes> = Vec::new();
+    // proofs whose MSMs ran on the CPU (an auto engine still warming up)
+    // stay out of the warm median
+    let mut warm_from = 1;
     let mut last = None;
     for rep in 0..args.reps.max(1) {
+        let (g1, g2) = prover.engines();
+        let n = witness.0.len();
+        let warming =
+            |e: &msm_core::Engine| e.placement(n) == msm_core::Route::Gpu && e.route(n) == msm_core::Route::Cpu;
+        let on_cpu: Vec<&str> = [("G1", warming(g1)), ("G2", warming(g2))]
+            .into_iter()
+            .filter(|(_, w)| *w)
+            .map(|(g, _)| g)
+            .collect();
+        if !on_cpu.is_empty() {
+            warm_from = rep + 2;
+        }
         let (proof, t) = prover.prove(&witness).map_err(circom(&args.wtns))?;
         if !args.no_verify && !prover.verifying_key().verify(prover.public(&witness), &proof) {
             return Err(CliError::file(
@@ -125,13 +140,17 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             t.g1_msm_ms,
             t.g2_msm_ms,
             t.h_msm_ms,
-            if rep == 0 { " [first: pipeline compiles]" } else { "" }
+            match (on_cpu.is_empty(), rep == warm_from - 1) {
+                (false, _) => format!(" [{} on the CPU: pipelines compiling]", on_cpu.join(" and ")),
+                (true, true) => " [first on the GPU: any pipeline compiles]".to_string(),
+                (true, false) => String::new(),
+            }
         );
         times.push(t);
         last = Some(proof);
     }
-    if times.len() > 2 {
-        let warm = &times[1..];
+    if times.len() > warm_from + 1 {
+        let warm = &times[warm_from..];
         let m = |f: fn(&ProofTimes) -> f64| summarize(&warm.iter().map(f).collect::<Vec<_>>()).median;
         eprintln!(
             "warm median over {} proofs: {:.1} ms (H's scalars {:.1}, G1 {:.1}, G2 {:.1}, H's MSM {:.1})",
