@@ -254,6 +254,8 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
 /// 2^22, 0.965-0.971x over tables; 0.977x at 2^16, left to the row loops
 /// there, whose walker compiles in 1.6 s instead of 2.6 s on a fresh
 /// machine). BLS12-381 G1 lost with it (1.09x at 2^20), BN254 G2 was level.
+/// With it 16 slots a thread win from 2^21 (0.97x at 2^21, 0.93x at 2^22,
+/// 0.90x at 2^23, 0.89x at 2^24; at 2^18 and 2^20 the shapes stay).
 const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
     (0, 16, &[("walker_slots", "2")]),
     (17, 17, &[("walker_straight", "true")]),
@@ -264,7 +266,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
         31,
         &[
             ("walker_tpb", "512"),
-            ("walker_slots", "8"),
+            ("walker_slots", "16"),
             ("walker_threads", "65536"),
             ("walker_straight", "true"),
         ],
@@ -378,10 +380,15 @@ mod tests {
         let mid = config_in_ranges(&ranges, 1 << 17);
         assert_eq!(mid, MsmConfig { walker_straight: true, ..MsmConfig::default() });
         let big = config_in_ranges(&ranges, 1 << 22);
-        assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 8, Some(65_536)));
+        assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 16, Some(65_536)));
         let portable = builtin_ranges(&gpu, "13x20", &bounds(49_152));
         assert_eq!(config_in_ranges(&portable, 1 << 20), MsmConfig::default());
-        assert_eq!(config_in_ranges(&portable, 1 << 22), MsmConfig { walker_straight: false, ..big.clone() });
+        let wide = MsmConfig {
+            walker_straight: false,
+            walker_slots: 8,
+            ..big.clone()
+        };
+        assert_eq!(config_in_ranges(&portable, 1 << 22), wide);
         // BLS12-381 G1: the same walkers, its row loops kept
         let bls = AdapterBounds {
             curve: crate::curve::Curve::Bls12_381G1,
