@@ -19,7 +19,7 @@ export interface MsmOptions {
   walkerFused?: boolean;
   /** Write the walker's slot loops out S times. Default: false. */
   walkerUnroll?: boolean;
-  /** The walker's field code written out straight (no row loops) where the context's is row loops: a larger shader that compiles slower and runs a few percent faster at large sizes (built in from 2^20 where measured so). Default: false. */
+  /** The walker's field code written out straight (no row loops) where the context's is row loops: a larger shader that compiles slower and runs a few percent faster at large sizes (built in for BN254 G1 on discrete GPUs from 2^17, where measured so). Default: false. */
   walkerStraight?: boolean;
   /** Number of walker threads. Default: auto. */
   walkerThreads?: number | "auto";

@@ -240,7 +240,7 @@ type BuiltinRange = (u32, u32, &'static [(&'static str, &'static str)]);
 /// workgroup and more slots share each inversion among 4,096 additions,
 /// and 65,536 threads (one wave on the H200's 132 SMs) walk long tasks:
 /// 2^21 1.30x, 2^22 1.43x, 2^24 1.54x faster than the defaults. Elsewhere
-/// the defaults.
+/// the defaults. BLS12-381 G1's; BN254 G1 has its own below.
 const DISCRETE_INT64: &[BuiltinRange] = &[
     (0, 16, &[("walker_slots", "2")]),
     (18, 19, &[("walker_slots", "8")]),
