@@ -12,6 +12,8 @@ use msm_core::sample::{inputs_of, outside_subgroup};
 use msm_core::{BaseFormat, GpuCurve};
 use rand::SeedableRng;
 
+mod common;
+
 fn twin_agrees<C: GpuCurve>() {
     let curve = C::CURVE;
     let (inside, _) = inputs_of::<C>(40, 3);
@@ -33,6 +35,18 @@ fn twin_agrees<C: GpuCurve>() {
             }
         }
     }
+    // a point inside plus one of each small prime order the cofactor has:
+    // a test that held only modulo some of the cofactor's primes lets one
+    // of these through
+    let small = common::groups::small_order_points::<C>(&outside);
+    assert!(small.len() >= 2 || outside.is_empty(), "{curve}: {}", small.len());
+    points.extend(
+        small
+            .iter()
+            .zip(inside.iter().cycle())
+            .map(|(t, i)| (*t + *i).into_affine()),
+    );
+    points.extend(&small);
     for _ in 0..20 {
         points.push(Affine::<C>::generator().mul_bigint([u64::rand(&mut r)]).into_affine());
     }

@@ -4,7 +4,8 @@
 // the way) compared with the image of P under phi or psi, negated where
 // the test says so. Short kernels for the steps of the double-and-add, the
 // host dispatching them in k's bit order, each point's accumulator kept in
-// `acc` between dispatches: the whole loop in one kernel was more than
+// `acc` between dispatches (BN254 G2 compares sums of psi's images of
+// [k]P instead, in `finish_sum`): the whole loop in one kernel was more than
 // NVIDIA's compiler takes for BLS12-381 G2 in the 13x20 layout (it crashed
 // or ran for minutes), and short kernels compile in seconds everywhere.
 // A point outside lowers `bad[0]` to its index in the whole set, as the
@@ -15,7 +16,9 @@
 // Entry points: `begin` (acc = P), `dbl` (acc = 2^count acc: a run of
 // doublings, so that few dispatches wait on each other), `add` (acc += P, or
 // += the second step's base), `mid` (the two-step test: refuse [k]P = P,
-// base = acc), `finish` (compare with the endomorphism's image).
+// base = acc), `finish` (compare with the endomorphism's image),
+// `finish_sum` (BN254 G2: A = acc, A + P + psi(A) + psi^2(A) against
+// psi^3(2A)).
 #import curve
 #import subgroup_params
 
@@ -189,6 +192,48 @@ fn finish(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         ty = fq_neg(ty);
     }
     if !equals_affine(load(i, 0u), tx, ty) {
+        atomicMin(&bad[0], params.first + i);
+    }
+}
+
+// psi of an XYZZ point (the endomorphism acts on x = X / ZZ and y = Y / ZZZ,
+// and the Frobenius is a field automorphism): the identity stays one.
+fn psi(a: Xyzz) -> Xyzz {
+    let cx = fq_mul(fq_unpack(SUBGROUP_ENDO_X), FQ_R2);
+    let cy = fq_mul(fq_unpack(SUBGROUP_ENDO_Y), FQ_R2);
+    return Xyzz(
+        fq_mul(subgroup_frobenius(a.x), cx),
+        fq_mul(subgroup_frobenius(a.y), cy),
+        subgroup_frobenius(a.zz),
+        subgroup_frobenius(a.zzz),
+    );
+}
+
+fn xyzz_eq(a: Xyzz, b: Xyzz) -> bool {
+    let ia = xyzz_is_identity(a);
+    let ib = xyzz_is_identity(b);
+    if ia || ib {
+        return ia && ib;
+    }
+    return fq_eq(fq_mul(a.x, b.zz), fq_mul(b.x, a.zz)) && fq_eq(fq_mul(a.y, b.zzz), fq_mul(b.y, a.zzz));
+}
+
+// BN254 G2's test: with A = [x]P in acc, P is in G2 iff
+// A + psi(A + psi(A)) + P = psi^3(2A). A point of G2 that is not the
+// identity meets no equal summands (A, psi(A), psi(B) and P are distinct
+// multiples of it mod r), so equal summands refuse the point.
+@compute @workgroup_size(WG)
+fn finish_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = point_index(gid, nwg);
+    if i >= params.n {
+        return;
+    }
+    let a = load(i, 0u);
+    let b = add_distinct(a, psi(a), false);
+    let c = add_distinct(a, psi(b.sum), false);
+    let l = add_distinct(c.sum, xyzz_from_affine(point(i)), true);
+    let r = psi(psi(psi(xyzz_double(a))));
+    if b.equal || c.equal || l.equal || !xyzz_eq(l.sum, r) {
         atomicMin(&bad[0], params.first + i);
     }
 }

@@ -58,7 +58,8 @@ type Step = (&'static str, bool, u32);
 /// The kernels of the test of `curve` in dispatch order: `begin`, then per
 /// bit of k below its top a doubling and, where the bit is set, an
 /// addition, consecutive doublings in one `dbl` of at most `max_run`; for
-/// the two-step test `mid` and the same again; then `finish`.
+/// the two-step test `mid` and the same again; then `finish` (or
+/// `finish_sum`, BN254 G2's comparison of psi's images).
 fn steps(curve: Curve, max_run: u32) -> Vec<Step> {
     let t = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords());
     let bits = 128 - t.k.leading_zeros();
@@ -75,16 +76,30 @@ fn steps(curve: Curve, max_run: u32) -> Vec<Step> {
             }
         }
     }
-    out.push(("finish", false, 1));
+    out.push((finish_entry(&t), false, 1));
     out
 }
 
-/// The test's kernels for `curve` (`mid` only in the two-step test).
+/// The kernel that compares [k]P with its target.
+fn finish_entry(t: &msm_wgsl::fieldgen::SubgroupTest) -> &'static str {
+    if t.psi_sum {
+        "finish_sum"
+    } else {
+        "finish"
+    }
+}
+
+/// The test's kernels for `curve` (`mid` only in the two-step test, one of
+/// the finishing kernels).
 pub(crate) fn subgroup_jobs(curve: Curve) -> Vec<PipelineJob> {
-    let two_step = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords()).two_step;
-    ["begin", "dbl", "add", "mid", "finish"]
+    let t = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords());
+    let mut entries = vec!["begin", "dbl", "add"];
+    if t.two_step {
+        entries.push("mid");
+    }
+    entries.push(finish_entry(&t));
+    entries
         .into_iter()
-        .filter(|e| two_step || *e != "mid")
         .map(|e| (ShaderId::Subgroup, e, vec![("WG", WG as f64)], None))
         .collect()
 }

@@ -4,9 +4,9 @@
 //! asks this twin why.
 
 use ark_bn254::{Fq, G1Affine};
-use ark_ec::short_weierstrass::Affine;
+use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::AffineRepr;
-use ark_ff::{AdditiveGroup, BigInt, BigInteger, Field, PrimeField};
+use ark_ff::{AdditiveGroup, BigInt, BigInteger, Field, PrimeField, Zero};
 use ark_serialize::CanonicalSerialize;
 
 use msm_wgsl::BaseField;
@@ -184,18 +184,30 @@ pub fn subgroup_test_twin<C: GpuCurve>(p: &Affine<C>) -> bool {
         let degree = C::CURVE.coords().degree();
         C::BaseField::from_base_prime_field_elems(parts[..degree].iter().copied()).expect("the degree's elements")
     };
+    let (cx, cy) = (coefficient(&t.endo_x), coefficient(&t.endo_y));
+    let endo = |q: Projective<C>| {
+        let (mut x, mut y, mut z) = (q.x, q.y, q.z);
+        for c in [&mut x, &mut y, &mut z] {
+            c.frobenius_map_in_place(1);
+        }
+        Projective::<C>::new_unchecked(x * cx, y * cy, z)
+    };
     let k = [t.k as u64, (t.k >> 64) as u64];
     let mut a = p.mul_bigint(k);
+    if t.psi_sum {
+        // A + psi(A + psi(A)) + P = psi^3(2A), equal summands refusing
+        let b = (a, endo(a));
+        let c = (a, endo(b.0 + b.1));
+        let l = (c.0 + c.1, Projective::<C>::from(*p));
+        let distinct = [b, c, l].iter().all(|(u, v)| u.is_zero() || v.is_zero() || u != v);
+        return distinct && l.0 + l.1 == endo(endo(endo(a.double())));
+    }
     let mut ok = true;
     if t.two_step {
         ok = a.into_affine() != *p;
         a = a.mul_bigint(k);
     }
-    let mut image = *p;
-    image.x.frobenius_map_in_place(1);
-    image.y.frobenius_map_in_place(1);
-    image.x *= coefficient(&t.endo_x);
-    image.y *= coefficient(&t.endo_y);
+    let mut image = endo((*p).into()).into_affine();
     if t.negate {
         image.y = -image.y;
     }

@@ -2,11 +2,13 @@
 //! the BLS12-381 G1 test and the G2 tests.
 
 use ark_ec::short_weierstrass::{Affine, Projective};
-use ark_ec::{AffineRepr, CurveGroup};
+use ark_ec::{AffineRepr, CurveGroup, PrimeGroup};
 use ark_ff::{AdditiveGroup, Field, UniformRand, Zero};
+use ark_ff::{BigInteger, PrimeField};
 use msm_core::diagnostics::CurveOp;
 use msm_core::repr::FieldCodec;
 use msm_core::{FieldLayout, GpuCurve};
+use num_bigint::BigUint;
 
 use super::{ctx, rng};
 
@@ -117,4 +119,43 @@ pub fn check_curve_ops<C: GpuCurve>(layouts: &[FieldLayout], seed: u64) {
             assert_eq!(madd[k], (x + y).into_affine(), "{curve} {layout} xyzz madd {i}");
         }
     }
+}
+
+/// The cofactor h of `C`'s group.
+pub fn cofactor_of<C: GpuCurve>() -> BigUint {
+    BigUint::from_slice(
+        &C::COFACTOR
+            .iter()
+            .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// A point of each prime order q < 2^23 dividing the cofactor h: the
+/// q-part [r h / q^v] of a point outside, multiplied by q while that is
+/// not the identity.
+pub fn small_order_points<C: GpuCurve>(outside: &[Affine<C>]) -> Vec<Affine<C>> {
+    let h = cofactor_of::<C>();
+    let r = BigUint::from_bytes_le(&C::ScalarField::MODULUS.to_bytes_le());
+    let digits = h.to_u32_digits();
+    let divides = |q: u64| digits.iter().rev().fold(0u64, |acc, d| ((acc << 32) | *d as u64) % q) == 0;
+    let mut rest = h.clone();
+    let mut out = Vec::new();
+    for q in (2u32..1 << 23).filter(|q| divides(*q as u64)) {
+        let mut q_part = BigUint::from(1u8);
+        while (&rest % q).is_zero() {
+            rest /= q;
+            q_part *= q;
+        }
+        if q_part > BigUint::from(1u8) {
+            let m = (&h / &q_part * &r).to_u64_digits();
+            if let Some(mut t) = outside.iter().map(|o| o.mul_bigint(&m)).find(|t| !t.is_zero()) {
+                while !t.mul_bigint([q as u64]).is_zero() {
+                    t = t.mul_bigint([q as u64]);
+                }
+                out.push(t.into_affine());
+            }
+        }
+    }
+    out
 }

@@ -208,6 +208,15 @@ pub fn check_subgroup_refusals<C: GpuCurve>(ctx: &GpuContext) {
     refused(37)(pollster::block_on(ctx.check_subgroup(&typed)));
     let split = ctx.upload_bases_in_parts(&small, 16);
     refused(0)(pollster::block_on(ctx.check_subgroup(&split)));
+    // a point inside plus one of each small prime order of the cofactor
+    for t in super::groups::small_order_points::<C>(&outside) {
+        let mut set = bases.clone();
+        set[37] = ark_ec::CurveGroup::into_affine(set[36] + t);
+        set[41] = set[40];
+        refused(37)(pollster::block_on(
+            ctx.check_subgroup(&ctx.upload_bases_blocking(&set).unwrap()),
+        ));
+    }
 }
 
 /// The GPU's verdict on damaged encodings of `points` equals the CPU twin's

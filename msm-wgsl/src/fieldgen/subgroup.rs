@@ -5,7 +5,9 @@
 //! - BLS12-381 G1 (Scott, eprint 2021/1130, section 6): A = [|u|]P, then
 //!   P is in G1 iff A != P and [|u|]A = -phi(P), phi(x, y) = (beta x, y);
 //! - BLS12-381 G2 (ibid., section 4): [|u|]P = -psi(P), since u < 0;
-//! - BN254 G2 (eprint 2022/352, section 4.3): [6 x^2]P = psi(P);
+//! - BN254 G2 (Dai, Lin, Zhao, Zhou, eprint 2022/348, sections 3 and 5.1):
+//!   A = [x]P, then P is in G2 iff A + P + psi(A) + psi^2(A) = psi^3(2A),
+//!   63 doublings where eprint 2022/352's [6 x^2]P = psi(P) takes 126;
 //! - BN254 G1: cofactor 1, every point of the curve is in the group.
 //!
 //! psi(x, y) = (conj(x) c_x, conj(y) c_y) is the untwist-Frobenius-twist map
@@ -39,6 +41,9 @@ pub struct SubgroupTest {
     pub endo_y: (BigUint, BigUint),
     /// The target is the endomorphism's image negated.
     pub negate: bool,
+    /// The comparison is A + P + psi(A) + psi^2(A) = psi^3(2A) for A = [k]P
+    /// (BN254 G2), not [k]P = (-)endo(P).
+    pub psi_sum: bool,
 }
 
 fn big<F: PrimeField>(f: F) -> BigUint {
@@ -70,6 +75,7 @@ pub fn subgroup_test(field: BaseField, coords: Coords) -> SubgroupTest {
             endo_x: one.clone(),
             endo_y: one,
             negate: false,
+            psi_sum: false,
         },
         (BaseField::Bls12_381, Coords::Fq) => SubgroupTest {
             checked: true,
@@ -78,16 +84,18 @@ pub fn subgroup_test(field: BaseField, coords: Coords) -> SubgroupTest {
             endo_x: (big(ark_bls12_381::g1::BETA), BigUint::ZERO),
             endo_y: one,
             negate: true,
+            psi_sum: false,
         },
         (BaseField::Bn254, Coords::Fq2) => {
             let (endo_x, endo_y) = psi(ark_bn254::Fq2::new(9u64.into(), 1u64.into()));
             SubgroupTest {
                 checked: true,
-                k: 6 * (BN254_X as u128) * (BN254_X as u128),
+                k: BN254_X as u128,
                 two_step: false,
                 endo_x,
                 endo_y,
                 negate: false,
+                psi_sum: true,
             }
         }
         (BaseField::Bls12_381, Coords::Fq2) => {
@@ -102,6 +110,7 @@ pub fn subgroup_test(field: BaseField, coords: Coords) -> SubgroupTest {
                 endo_x,
                 endo_y,
                 negate: true,
+                psi_sum: false,
             }
         }
     }
