@@ -29,7 +29,7 @@ struct SubgroupParams {
     first: u32,
     // index in the part's planes of this dispatch's first point
     offset: u32,
-    // 1: `add` adds the second step's base (acc's planes 4..8), else P
+    // 1: `add` adds the second step's base (acc's planes 3..6), else P
     second: u32,
     // doublings one `dbl` runs
     count: u32,
@@ -40,12 +40,12 @@ struct SubgroupParams {
 @group(0) @binding(2) var<storage, read> bases_y: array<FqWords>;
 @group(0) @binding(3) var<storage, read> bases_flags: array<u32>;
 @group(0) @binding(4) var<storage, read_write> bad: array<atomic<u32>>;
-// each point's accumulator (x, y, zz, zzz), then for the two-step test
+// each point's accumulator (Jacobian x, y, z), then for the two-step test
 // the second step's base
 @group(0) @binding(5) var<storage, read_write> acc: array<FqWords>;
 
 override WG: u32 = 64u;
-const STRIDE: u32 = select(4u, 8u, SUBGROUP_TWO_STEP);
+const STRIDE: u32 = select(3u, 6u, SUBGROUP_TWO_STEP);
 
 struct Sum {
     sum: Xyzz,
@@ -85,22 +85,88 @@ fn add_distinct(p: Xyzz, q: Xyzz, q_affine: bool) -> Sum {
     return Sum(Xyzz(x3, y3, fq_mul(zz, pp), fq_mul(zzz, ppp)), false);
 }
 
+// Jacobian coordinates: x = X / Z^2, y = Y / Z^3, the identity Z = 0.
+struct Jac {
+    x: Fq,
+    y: Fq,
+    z: Fq,
+}
+
+fn jac_identity() -> Jac {
+    return Jac(FQ_ONE, FQ_ONE, Fq());
+}
+
+fn jac_from_affine(p: Affine) -> Jac {
+    return Jac(p.x, p.y, FQ_ONE);
+}
+
+// dbl-2009-l (a = 0), 7 products; the identity and points with y = 0 map
+// to Z3 = 0 without a branch.
+fn jac_double(p: Jac) -> Jac {
+    let a = fq_sqr(p.x);
+    let b = fq_sqr(p.y);
+    let c = fq_sqr(b);
+    let d = fq_double(fq_sub(fq_sub(fq_sqr(fq_add(p.x, b)), a), c));
+    let e = fq_add(fq_double(a), a);
+    let x3 = fq_sub(fq_sqr(e), fq_double(d));
+    let y3 = fq_sub(fq_mul(e, fq_sub(d, x3)), fq_double(fq_double(fq_double(c))));
+    return Jac(x3, y3, fq_double(fq_mul(p.y, p.z)));
+}
+
+struct JacSum {
+    sum: Jac,
+    // p = q: the sum is 2p, left to the caller's doubling
+    equal: bool,
+}
+
+// p + q in Jacobian coordinates (11 products where `q_affine` says q.z = 1,
+// else 16) without a doubling branch.
+fn jac_add_distinct(p: Jac, q: Jac, q_affine: bool) -> JacSum {
+    if fq_is_zero(p.z) {
+        return JacSum(q, false);
+    }
+    if fq_is_zero(q.z) {
+        return JacSum(p, false);
+    }
+    let z1z1 = fq_sqr(p.z);
+    var u1 = p.x;
+    var s1 = p.y;
+    var z3 = p.z;
+    if !q_affine {
+        let z2z2 = fq_sqr(q.z);
+        u1 = fq_mul(p.x, z2z2);
+        s1 = fq_mul(fq_mul(p.y, q.z), z2z2);
+        z3 = fq_mul(p.z, q.z);
+    }
+    let h = fq_sub(fq_mul(q.x, z1z1), u1);
+    let r = fq_sub(fq_mul(fq_mul(q.y, p.z), z1z1), s1);
+    if fq_is_zero(h) {
+        return JacSum(jac_identity(), fq_is_zero(r));
+    }
+    let hh = fq_sqr(h);
+    let hhh = fq_mul(h, hh);
+    let v = fq_mul(u1, hh);
+    let x3 = fq_sub(fq_sub(fq_sqr(r), hhh), fq_double(v));
+    let y3 = fq_sub(fq_mul(r, fq_sub(v, x3)), fq_mul(s1, hhh));
+    return JacSum(Jac(x3, y3, fq_mul(z3, h)), false);
+}
+
 // a == (x, y), a point that is not the identity.
-fn equals_affine(a: Xyzz, x: Fq, y: Fq) -> bool {
-    return !xyzz_is_identity(a) && fq_eq(a.x, fq_mul(x, a.zz)) && fq_eq(a.y, fq_mul(y, a.zzz));
+fn equals_affine(a: Jac, x: Fq, y: Fq) -> bool {
+    let zz = fq_sqr(a.z);
+    return !fq_is_zero(a.z) && fq_eq(a.x, fq_mul(x, zz)) && fq_eq(a.y, fq_mul(y, fq_mul(zz, a.z)));
 }
 
-fn load(i: u32, at: u32) -> Xyzz {
+fn load(i: u32, at: u32) -> Jac {
     let b = i * STRIDE + at;
-    return Xyzz(fq_unpack(acc[b]), fq_unpack(acc[b + 1u]), fq_unpack(acc[b + 2u]), fq_unpack(acc[b + 3u]));
+    return Jac(fq_unpack(acc[b]), fq_unpack(acc[b + 1u]), fq_unpack(acc[b + 2u]));
 }
 
-fn store(i: u32, at: u32, a: Xyzz) {
+fn store(i: u32, at: u32, a: Jac) {
     let b = i * STRIDE + at;
     acc[b] = fq_pack(a.x);
     acc[b + 1u] = fq_pack(a.y);
-    acc[b + 2u] = fq_pack(a.zz);
-    acc[b + 3u] = fq_pack(a.zzz);
+    acc[b + 2u] = fq_pack(a.z);
 }
 
 // This invocation's point index in the dispatch, or n when it has none or
@@ -122,7 +188,7 @@ fn point(i: u32) -> Affine {
 fn begin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = point_index(gid, nwg);
     if i < params.n {
-        store(i, 0u, xyzz_from_affine(point(i)));
+        store(i, 0u, jac_from_affine(point(i)));
     }
 }
 
@@ -132,7 +198,7 @@ fn dbl(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
     if i < params.n {
         var a = load(i, 0u);
         for (var s = 0u; s < params.count; s++) {
-            a = xyzz_double(a);
+            a = jac_double(a);
         }
         store(i, 0u, a);
     }
@@ -146,16 +212,16 @@ fn add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
         return;
     }
     let a = load(i, 0u);
-    var q: Xyzz;
+    var q: Jac;
     let affine = params.second == 0u;
     if affine {
-        q = xyzz_from_affine(point(i));
+        q = jac_from_affine(point(i));
     } else {
-        q = load(i, 4u);
+        q = load(i, 3u);
     }
-    let s = add_distinct(a, q, affine);
+    let s = jac_add_distinct(a, q, affine);
     if s.equal {
-        store(i, 0u, xyzz_double(a));
+        store(i, 0u, jac_double(a));
     } else {
         store(i, 0u, s.sum);
     }
@@ -174,8 +240,8 @@ fn mid(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
     if equals_affine(a, p.x, p.y) {
         atomicMin(&bad[0], params.first + i);
     }
-    if STRIDE == 8u {
-        store(i, 4u, a);
+    if STRIDE == 6u {
+        store(i, 3u, a);
     }
 }
 
@@ -228,7 +294,9 @@ fn finish_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     if i >= params.n {
         return;
     }
-    let a = load(i, 0u);
+    let j = load(i, 0u);
+    let zz = fq_sqr(j.z);
+    let a = Xyzz(j.x, j.y, zz, fq_mul(zz, j.z));
     let b = add_distinct(a, psi(a), false);
     let c = add_distinct(a, psi(b.sum), false);
     let l = add_distinct(c.sum, xyzz_from_affine(point(i)), true);

@@ -23,7 +23,7 @@ use crate::error::MsmError;
 /// Points per workgroup of every entry point (override `WG`).
 const WG: u32 = 64;
 
-/// Bytes of accumulators (4 or 8 coordinates a point) one round of
+/// Bytes of accumulators (3 or 6 coordinates a point) one round of
 /// dispatches may use as scratch.
 const ACC_BYTES_MAX: u64 = 256 << 20;
 
@@ -182,7 +182,7 @@ impl GpuContext {
             pipelines.insert(*entry, self.pipeline(*id, entry, overrides, *pass).await?);
         }
         let two_step = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords()).two_step;
-        let stride = if two_step { 8 } else { 4 };
+        let stride = if two_step { 6 } else { 3 };
         let degree = if curve.coords() == msm_wgsl::Coords::Fq2 { 2 } else { 1 };
         let coord_bytes = 4 * degree * msm_wgsl::layout::packed_words(&curve.field().modulus()) as u64;
         let acc_max = ACC_BYTES_MAX.min(self.device.limits().max_storage_buffer_binding_size);
