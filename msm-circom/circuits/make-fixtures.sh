@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates tests/fixtures from the circuits here with npm's circom2 and
 # snarkjs: a small powers of tau (2^13, one contribution), each circuit's
-# key (setup and one contribution), verifying key, witness, and snarkjs's
+# constraint system, key (setup and one contribution), verifying key, witness, and snarkjs's
 # proof with r and s fixed (prove-fixed.mjs), checked by `snarkjs groth16
 # verify`. Needs Node 20+ and npm; takes about three minutes on two cores.
 # An argument writes them to another folder instead.
@@ -27,5 +27,5 @@ for n in chain multiplier; do
   $S wtns calculate "${n}_js/$n.wasm" "${n}_input.json" "$n.wtns"
   node prove-fixed.mjs "$n.zkey" "$n.wtns" 1234567 7654321 "${n}_proof.json" "${n}_public.json"
   $S groth16 verify "${n}_vkey.json" "${n}_public.json" "${n}_proof.json"
-  cp "$n.zkey" "$n.wtns" "${n}_vkey.json" "${n}_proof.json" "${n}_public.json" "$out/"
+  cp "$n.r1cs" "$n.zkey" "$n.wtns" "${n}_vkey.json" "${n}_proof.json" "${n}_public.json" "$out/"
 done

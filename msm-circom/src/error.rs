@@ -9,6 +9,8 @@ pub enum FileKind {
     Zkey,
     /// A witness (`snarkjs wtns calculate`, a circuit's `generate_witness.js`).
     Wtns,
+    /// A constraint system (`circom --r1cs`).
+    R1cs,
 }
 
 impl FileKind {
@@ -16,6 +18,7 @@ impl FileKind {
         match self {
             FileKind::Zkey => b"zkey",
             FileKind::Wtns => b"wtns",
+            FileKind::R1cs => b"r1cs",
         }
     }
 }
@@ -25,6 +28,7 @@ impl std::fmt::Display for FileKind {
         f.write_str(match self {
             FileKind::Zkey => "zkey",
             FileKind::Wtns => "wtns",
+            FileKind::R1cs => "r1cs",
         })
     }
 }

@@ -4,6 +4,7 @@
 //! y (Fq2 as c0 then c1), the identity as zeros.
 
 use ark_bn254::{Fq, Fq2, Fr, G1Affine, G2Affine};
+use ark_ec::AffineRepr;
 use ark_ff::{BigInt, PrimeField};
 
 use crate::binfile::Reader;
@@ -88,4 +89,32 @@ where
         return Err(CircomError::WrongCurve { kind, modulus });
     }
     Ok(())
+}
+
+/// An Fq element's 32 bytes in Montgomery form (the key's points).
+fn fq_mont_bytes(x: &Fq, out: &mut Vec<u8>) {
+    out.extend(x.0 .0.iter().flat_map(|l| l.to_le_bytes()));
+}
+
+/// A G1 point's 64 bytes (the identity as zeros), as [`g1`] reads them.
+pub(crate) fn g1_bytes(p: &G1Affine, out: &mut Vec<u8>) {
+    match p.xy() {
+        Some((x, y)) => [x, y].iter().for_each(|c| fq_mont_bytes(c, out)),
+        None => out.extend([0u8; 64]),
+    }
+}
+
+/// A G2 point's 128 bytes, as [`g2`] reads them.
+pub(crate) fn g2_bytes(p: &G2Affine, out: &mut Vec<u8>) {
+    match p.xy() {
+        Some((x, y)) => [x.c0, x.c1, y.c0, y.c1].iter().for_each(|c| fq_mont_bytes(c, out)),
+        None => out.extend([0u8; 128]),
+    }
+}
+
+/// A key coefficient's 32 bytes, c·R² mod r, as [`fr_coef`] reads them:
+/// the limbs arkworks keeps for c·R.
+pub(crate) fn fr_coef_bytes(c: &Fr, out: &mut Vec<u8>) {
+    let c_r = *c * Fr::new_unchecked(Fr::R2);
+    out.extend(c_r.0 .0.iter().flat_map(|l| l.to_le_bytes()));
 }

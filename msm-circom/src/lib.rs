@@ -21,6 +21,9 @@ mod json;
 mod proof;
 mod prover;
 mod qap;
+mod r1cs;
+mod setup;
+mod write;
 mod wtns;
 mod zkey;
 
@@ -29,5 +32,6 @@ pub use json::{proof_json, public_json};
 pub use proof::Proof;
 pub use prover::{ProofTimes, Prover, ProverOptions};
 pub use qap::h_scalars;
+pub use r1cs::{Lc, R1cs};
 pub use wtns::Witness;
 pub use zkey::{VerifyingKey, ZKey};

@@ -29,7 +29,7 @@ pub struct VerifyingKey {
 
 /// One non-zero entry of the QAP's A (matrix 0) or B (matrix 1): the
 /// coefficient of `signal` in `constraint`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Coef {
     pub matrix: u32,
     pub constraint: u32,

@@ -14,6 +14,7 @@ mod knobs;
 mod msm;
 mod prove;
 mod selftest;
+mod setup;
 mod soak;
 mod stats;
 mod sweep;
@@ -47,6 +48,9 @@ enum Command {
     /// This adapter's answers against arkworks in every group: scalar forms,
     /// window widths, tables, adversarial inputs, batches, subgroup refusals.
     Selftest(selftest::Args),
+    /// An insecure Groth16 key (.zkey) for a circom circuit's .r1cs from a
+    /// seed, for benchmarks and tests: whoever has the seed can forge proofs.
+    Setup(setup::Args),
     /// Many random MSMs (sizes, knob sets, adversarial inputs) on one context, each checked against arkworks.
     Soak(soak::Args),
     /// One knob at a time from the defaults, timed interleaved (ABBA), checked.
@@ -96,6 +100,7 @@ fn main() {
         Command::Msm(args) => msm::run(&args),
         Command::Prove(args) => prove::run(&args),
         Command::Selftest(args) => selftest::run(&args),
+        Command::Setup(args) => setup::run(&args),
         Command::Soak(args) => soak::run(&args),
         Command::Sweep(args) => sweep::run(&args),
         Command::Tune(args) => tune::run(&args),

@@ -80,7 +80,7 @@ fn write_json(path: &Option<PathBuf>, value: &serde_json::Value) -> Result<(), C
 }
 
 /// A prover's error as the CLI's, naming the file it is about.
-fn circom(path: &std::path::Path) -> impl Fn(msm_circom::CircomError) -> CliError + '_ {
+pub(crate) fn circom(path: &std::path::Path) -> impl Fn(msm_circom::CircomError) -> CliError + '_ {
     move |e| CliError::file(path, e.to_string())
 }
 
