@@ -19,6 +19,7 @@ mod error;
 mod field;
 mod json;
 mod proof;
+#[cfg(not(target_arch = "wasm32"))]
 mod prover;
 mod qap;
 mod r1cs;
@@ -29,9 +30,10 @@ mod zkey;
 
 pub use error::{CircomError, FileKind};
 pub use json::{proof_json, public_json};
-pub use proof::Proof;
+pub use proof::{Proof, QuerySums};
+#[cfg(not(target_arch = "wasm32"))]
 pub use prover::{ProofTimes, Prover, ProverOptions};
 pub use qap::h_scalars;
 pub use r1cs::{Lc, R1cs};
 pub use wtns::Witness;
-pub use zkey::{VerifyingKey, ZKey};
+pub use zkey::{KeyHead, VerifyingKey, ZKey};

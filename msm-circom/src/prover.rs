@@ -8,13 +8,12 @@
 
 use std::time::Instant;
 
-use ark_bn254::{Fr, G1Projective};
-use ark_ec::{AffineRepr, CurveGroup};
+use ark_bn254::Fr;
 use ark_ff::PrimeField;
 use msm_core::{Curve, Engine, EngineBases, EngineOptions};
 
 use crate::error::CircomError;
-use crate::proof::Proof;
+use crate::proof::{Proof, QuerySums};
 use crate::qap;
 use crate::wtns::Witness;
 use crate::zkey::{Coef, VerifyingKey, ZKey};
@@ -173,17 +172,14 @@ impl Prover {
         let ((a_acc, b1_acc, c_acc), g1_msm_ms) = (g1.0?, g1.1);
         let (b2_acc, g2_msm_ms) = (g2.0?, g2.1);
 
-        let vk = &self.vk;
-        let delta = vk.delta_g1.into_group();
-        let a = a_acc + vk.alpha_g1 + delta * r;
-        let b = b2_acc + vk.beta_g2 + vk.delta_g2 * s;
-        let b1: G1Projective = b1_acc + vk.beta_g1 + delta * s;
-        let c = c_acc + h_acc + a * s + b1 * r - delta * (r * s);
-        let proof = Proof {
-            a: a.into_affine(),
-            b: b.into_affine(),
-            c: c.into_affine(),
+        let sums = QuerySums {
+            a: a_acc,
+            b_g1: b1_acc,
+            b_g2: b2_acc,
+            c: c_acc,
+            h: h_acc,
         };
+        let proof = Proof::assemble(&self.vk, &sums, r, s);
         let times = ProofTimes {
             qap_ms,
             g1_msm_ms,

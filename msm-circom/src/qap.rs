@@ -26,6 +26,14 @@ fn evaluations(coefs: &[Coef], n: usize, w: &[Fr]) -> (Vec<Fr>, Vec<Fr>) {
     rayon::join(|| one(0), || one(1))
 }
 
+/// A, B and C = A·B at the domain's points for witness `w`: the vectors
+/// whose odd-coset evaluations H's scalars combine.
+pub(crate) fn abc(coefs: &[Coef], n: usize, w: &[Fr]) -> [Vec<Fr>; 3] {
+    let (a, b) = evaluations(coefs, n, w);
+    let c: Vec<Fr> = a.par_iter().zip(&b).map(|(x, y)| *x * y).collect();
+    [a, b, c]
+}
+
 /// The H query's scalars for witness `w` (one per domain point).
 pub fn h_scalars(key: &ZKey, w: &[Fr]) -> Vec<Fr> {
     h_scalars_from(&key.coefs, key.domain_size, w)
@@ -33,8 +41,7 @@ pub fn h_scalars(key: &ZKey, w: &[Fr]) -> Vec<Fr> {
 
 /// [`h_scalars`] over a key's coefficients and domain size `n`.
 pub(crate) fn h_scalars_from(coefs: &[Coef], n: usize, w: &[Fr]) -> Vec<Fr> {
-    let (mut a, mut b) = evaluations(coefs, n, w);
-    let mut c: Vec<Fr> = a.par_iter().zip(&b).map(|(x, y)| *x * y).collect();
+    let [mut a, mut b, mut c] = abc(coefs, n, w);
     let domain = Radix2EvaluationDomain::<Fr>::new(n).expect("the key's domain is a power of two below 2^28");
     // snarkjs's shift: the primitive 2n-th root of unity (ffjavascript's
     // w[power + 1], the same root arkworks derives from generator 5)

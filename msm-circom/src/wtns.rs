@@ -34,6 +34,16 @@ impl Witness {
         Ok(Witness(w))
     }
 
+    /// The values' bytes in a `.wtns` (32 plain little-endian bytes each,
+    /// as MSM scalars are given), without converting them.
+    pub fn value_bytes(bytes: &[u8]) -> Result<&[u8], CircomError> {
+        let file = BinFile::parse(FileKind::Wtns, bytes, &[1, 2])?;
+        let mut h = file.section(1)?;
+        field::check_modulus::<Fr>(&mut h, FileKind::Wtns)?;
+        let count = h.u32()? as usize;
+        file.section(2)?.items(count, 32)
+    }
+
     /// Reads the witness at `path`.
     pub fn read(path: impl AsRef<std::path::Path>) -> Result<Self, CircomError> {
         Self::from_bytes(&crate::binfile::read_path(path.as_ref())?)

@@ -60,50 +60,122 @@ pub struct ZKey {
 const G1_BYTES: usize = 64;
 const G2_BYTES: usize = 128;
 
+/// A key without its point queries: its sizes, verifying key and
+/// coefficients, and where each query's bytes lie in the file. What a
+/// prover that uploads the queries as the file holds them reads (the
+/// browser package, whose GPU converts and checks ffjavascript's layout).
+pub struct KeyHead {
+    pub n_vars: usize,
+    pub n_public: usize,
+    pub domain_size: usize,
+    pub vk: VerifyingKey,
+    pub(crate) coefs: Vec<Coef>,
+    /// A, B in G1, B in G2, C and H: byte ranges of the file, each point in
+    /// ffjavascript's layout (x then y, Montgomery form, Fq2 as c0 then c1).
+    pub queries: [std::ops::Range<usize>; 5],
+}
+
+impl KeyHead {
+    /// Reads and checks everything but the queries' points (their counts
+    /// and lengths are checked).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, CircomError> {
+        let file = BinFile::parse(FileKind::Zkey, bytes, &[1])?;
+        let (n_vars, n_public, domain_size, vk) = header(&file)?;
+        let range = |section: u32, count: usize, size: usize| -> Result<std::ops::Range<usize>, CircomError> {
+            let items = file.section(section)?.items(count, size)?;
+            let start = items.as_ptr() as usize - bytes.as_ptr() as usize;
+            Ok(start..start + items.len())
+        };
+        let queries = [
+            range(5, n_vars, G1_BYTES)?,
+            range(6, n_vars, G1_BYTES)?,
+            range(7, n_vars, G2_BYTES)?,
+            range(8, n_vars - n_public - 1, G1_BYTES)?,
+            range(9, domain_size, G1_BYTES)?,
+        ];
+        Ok(KeyHead {
+            n_vars,
+            n_public,
+            domain_size,
+            vk,
+            coefs: coefficients(&file, n_vars, domain_size)?,
+            queries,
+        })
+    }
+
+    /// H's scalars for `witness` (one per domain point), as snarkjs
+    /// computes them; refuses a witness of another circuit.
+    pub fn h_scalars(&self, witness: &crate::Witness) -> Result<Vec<ark_bn254::Fr>, CircomError> {
+        if witness.0.len() != self.n_vars {
+            return Err(CircomError::WitnessLength {
+                witness: witness.0.len(),
+                circuit: self.n_vars,
+            });
+        }
+        Ok(crate::qap::h_scalars_from(&self.coefs, self.domain_size, &witness.0))
+    }
+
+    /// A, B and C = A·B at the domain's points for `witness` (whose length
+    /// the caller checked): the first half of [`KeyHead::h_scalars`], for a
+    /// caller that runs the FFTs elsewhere (the browser package, on
+    /// ffjavascript's threads). H's scalars are then A·B - C on the odd
+    /// coset.
+    pub fn abc(&self, witness: &crate::Witness) -> [Vec<ark_bn254::Fr>; 3] {
+        crate::qap::abc(&self.coefs, self.domain_size, &witness.0)
+    }
+}
+
+/// Sections 1 and 2: the protocol, the fields, the sizes, the verifying
+/// key's points (section 3 holds its IC).
+fn header(file: &BinFile) -> Result<(usize, usize, usize, VerifyingKey), CircomError> {
+    let protocol = file.section(1)?.u32()?;
+    if protocol != 1 {
+        return Err(CircomError::NotGroth16(protocol));
+    }
+    let mut h = file.section(2)?;
+    field::check_modulus::<Fq>(&mut h, FileKind::Zkey)?;
+    field::check_modulus::<Fr>(&mut h, FileKind::Zkey)?;
+    let n_vars = h.u32()? as usize;
+    let n_public = h.u32()? as usize;
+    let domain_size = h.u32()? as usize;
+    if !domain_size.is_power_of_two() || n_public >= n_vars {
+        return Err(malformed(format!(
+            "{n_vars} signals, {n_public} public, a domain of {domain_size}"
+        )));
+    }
+    let power = domain_size.trailing_zeros();
+    if power >= 27 {
+        return Err(CircomError::DomainTooLarge(power));
+    }
+    let vk_g1 = |h: &mut Reader, what| point(h.take(G1_BYTES)?, what, 0, field::g1);
+    let vk_g2 = |h: &mut Reader, what| point(h.take(G2_BYTES)?, what, 0, |b| field::g2(b, true));
+    let alpha_g1 = vk_g1(&mut h, "alpha")?;
+    let beta_g1 = vk_g1(&mut h, "beta (G1)")?;
+    let beta_g2 = vk_g2(&mut h, "beta (G2)")?;
+    let gamma_g2 = vk_g2(&mut h, "gamma")?;
+    let delta_g1 = vk_g1(&mut h, "delta (G1)")?;
+    let delta_g2 = vk_g2(&mut h, "delta (G2)")?;
+    let ic = g1_query(file, 3, n_public + 1, "IC")?;
+    let vk = VerifyingKey {
+        alpha_g1,
+        beta_g1,
+        beta_g2,
+        gamma_g2,
+        delta_g1,
+        delta_g2,
+        ic,
+    };
+    Ok((n_vars, n_public, domain_size, vk))
+}
+
 impl ZKey {
     /// Reads and checks a key: every point canonical and on its curve (G2's
     /// queries' subgroup membership is checked on the GPU as they are
-    /// uploaded: [`crate::ProverOptions::check_subgroup`]), every
+    /// uploaded: the native prover's `check_subgroup` option), every
     /// coefficient's indices inside the key.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CircomError> {
         let file = BinFile::parse(FileKind::Zkey, bytes, &[1])?;
-        let protocol = file.section(1)?.u32()?;
-        if protocol != 1 {
-            return Err(CircomError::NotGroth16(protocol));
-        }
-        let mut h = file.section(2)?;
-        field::check_modulus::<Fq>(&mut h, FileKind::Zkey)?;
-        field::check_modulus::<Fr>(&mut h, FileKind::Zkey)?;
-        let n_vars = h.u32()? as usize;
-        let n_public = h.u32()? as usize;
-        let domain_size = h.u32()? as usize;
-        if !domain_size.is_power_of_two() || n_public >= n_vars {
-            return Err(malformed(format!(
-                "{n_vars} signals, {n_public} public, a domain of {domain_size}"
-            )));
-        }
-        let power = domain_size.trailing_zeros();
-        if power >= 27 {
-            return Err(CircomError::DomainTooLarge(power));
-        }
-        let vk_g1 = |h: &mut Reader, what| point(h.take(G1_BYTES)?, what, 0, field::g1);
-        let vk_g2 = |h: &mut Reader, what| point(h.take(G2_BYTES)?, what, 0, |b| field::g2(b, true));
-        let alpha_g1 = vk_g1(&mut h, "alpha")?;
-        let beta_g1 = vk_g1(&mut h, "beta (G1)")?;
-        let beta_g2 = vk_g2(&mut h, "beta (G2)")?;
-        let gamma_g2 = vk_g2(&mut h, "gamma")?;
-        let delta_g1 = vk_g1(&mut h, "delta (G1)")?;
-        let delta_g2 = vk_g2(&mut h, "delta (G2)")?;
-        let ic = g1_query(&file, 3, n_public + 1, "IC")?;
-        let vk = VerifyingKey {
-            alpha_g1,
-            beta_g1,
-            beta_g2,
-            gamma_g2,
-            delta_g1,
-            delta_g2,
-            ic,
-        };
+        let (n_vars, n_public, domain_size, vk) = header(&file)?;
         Ok(ZKey {
             n_vars,
             n_public,

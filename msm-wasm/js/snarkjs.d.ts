@@ -1,5 +1,5 @@
 // Types of snarkjs.js: snarkjs's Groth16 MSMs on the GPU.
-import type { MsmContext, ContextOptions } from "./msm_wasm.js";
+import type { MsmContext, ContextOptions, Groth16Key } from "./msm_wasm.js";
 
 export interface AccelerateOptions {
   /** Options for both `MsmContext.create` calls (curve and group are set). */
@@ -26,3 +26,32 @@ export interface Acceleration {
 
 /** Makes snarkjs's Groth16 MSMs on ffjavascript's bn128 `curve` run on the GPU. */
 export function accelerateSnarkjs(curve: unknown, options?: AccelerateOptions): Promise<Acceleration>;
+
+export interface ProverOptions {
+  /** Contexts to run the MSMs on (e.g. `accelerateSnarkjs`'s); else made here. */
+  contexts?: { g1: MsmContext; g2: MsmContext };
+  /** Options for both `MsmContext.create` calls, where `contexts` is absent. */
+  context?: ContextOptions;
+  /** ffjavascript's bn128 curve: H's FFTs on its worker threads (else in wasm, one thread). */
+  curve?: unknown;
+}
+
+export interface ProveOptions {
+  /** Fixed randomness (tests: snarkjs's proof with the same r and s); fresh otherwise. */
+  r?: bigint;
+  s?: bigint;
+  /** Check the pairing equation before resolving (default false). */
+  verify?: boolean;
+}
+
+export interface Groth16Prover {
+  key: Groth16Key;
+  contexts: { g1: MsmContext; g2: MsmContext };
+  /** A proof for a `.wtns`: `{ proof, publicSignals }` as snarkjs's `groth16.prove` gives. */
+  prove(wtns: Uint8Array, options?: ProveOptions): Promise<{ proof: object; publicSignals: string[] }>;
+  /** Frees the resident queries and the key (and the contexts it made). */
+  free(): void;
+}
+
+/** A Groth16 prover for one snarkjs `.zkey`: the key read once, its queries resident, every MSM here. */
+export function groth16Prover(zkey: Uint8Array, options?: ProverOptions): Promise<Groth16Prover>;

@@ -6,7 +6,7 @@
 // this package's MSM, so `snarkjs.groth16.prove` and `fullProve` run A, B
 // (G1 and G2), C and H on the GPU, unchanged otherwise. A key's bases are
 // converted and checked on the GPU once and stay resident across proofs.
-import { MsmContext } from "./msm_wasm.js";
+import { MsmContext, Groth16Key } from "./msm_wasm.js";
 
 // Bytes of one affine point in ffjavascript's layout, per group.
 const POINT_BYTES = { g1: 64, g2: 128 };
@@ -126,6 +126,99 @@ export async function accelerateSnarkjs(curve, options = {}) {
       curve.G2.multiExpAffine = original.g2;
       for (const set of sets.values()) set.then((b) => b.free?.(), () => {});
       sets.clear();
+    },
+  };
+}
+
+/** `n` as `bytes` little-endian bytes. */
+function le(n, bytes) {
+  const out = new Uint8Array(bytes);
+  for (let i = 0; i < bytes && n > 0n; i++, n >>= 8n) out[i] = Number(n & 0xffn);
+  return out;
+}
+
+/**
+ * A Groth16 prover for one snarkjs `.zkey` (BN254): the key read once in
+ * wasm, its five queries uploaded once (converted and checked on the GPU),
+ * and per proof the witness, H's scalars (one wasm call: A and B from the
+ * key's coefficients, six FFTs) and the five MSMs here, snarkjs's proof
+ * term for term. `prove(wtns, { r, s, verify })` resolves to `{ proof,
+ * publicSignals }` as `snarkjs.groth16.prove` does; r and s (BigInts) are
+ * for tests (snarkjs's proof with the same two), fresh randomness
+ * otherwise; `verify` checks the pairing equation first. `options.contexts`
+ * reuses `{ g1, g2 }` (e.g. `accelerateSnarkjs`'s), else `options.context`
+ * goes to `MsmContext.create`. `options.curve` (ffjavascript's bn128, as
+ * for `accelerateSnarkjs`) runs H's six FFTs on its worker threads;
+ * without it they run in wasm on one thread.
+ */
+export async function groth16Prover(zkey, options = {}) {
+  const bytes = bytesOf(zkey);
+  const key = Groth16Key.parse(bytes);
+  let contexts = options.contexts;
+  if (!contexts) {
+    const make = (group) => MsmContext.create({ ...(options.context ?? {}), curve: "bn254", group });
+    contexts = { g1: await make("g1"), g2: await make("g2") };
+  }
+  const [a, b1, b2, c, h] = key.queryRanges.map(([start, end]) => bytes.subarray(start, end));
+  const up = (group, q) => contexts[group].uploadBasesMontgomery(q);
+  const bases = {};
+  [bases.a, bases.b1, bases.b2, bases.c, bases.h] = await Promise.all([
+    up("g1", a), up("g1", b1), up("g2", b2), up("g1", c), up("g1", h),
+  ]);
+  const Fr = options.curve?.Fr;
+  // H's scalars: A, B, C at the domain in wasm, their odd-coset
+  // evaluations (ifft, shift by the 2n-th root, fft) on ffjavascript's
+  // threads as snarkjs computes them, A·B - C in wasm
+  async function hScalars(w) {
+    if (!Fr) return key.hScalars(w);
+    const n = key.domainSize;
+    const abc = key.abc(w);
+    const shift = Fr.w[Math.log2(n) + 1];
+    const odd = await Promise.all(
+      [0, 1, 2].map(async (k) => {
+        const coefficients = await Fr.ifft(abc.subarray(k * n * WORD, (k + 1) * n * WORD));
+        return bytesOf(await Fr.fft(await Fr.batchApplyKey(coefficients, Fr.e(1), shift)));
+      }),
+    );
+    return key.joinAbc(odd[0], odd[1], odd[2]);
+  }
+  return {
+    key,
+    contexts,
+    async prove(wtns, { r, s, verify = false } = {}) {
+      const w = key.witness(bytesOf(wtns));
+      const all = w.scalars;
+      const priv = w.privateScalars;
+      // A, B and C need only the witness: submitted before H's scalars
+      const msms = [
+        contexts.g1.msm(bases.a, all),
+        contexts.g1.msm(bases.b1, all),
+        contexts.g2.msm(bases.b2, all),
+        contexts.g1.msm(bases.c, priv),
+      ];
+      await new Promise((done) => setTimeout(done, 0));
+      const hs = await hScalars(w);
+      const [ra, rb1, rb2, rc, rh] = await Promise.all([...msms, contexts.g1.msm(bases.h, hs)]);
+      let randomness;
+      if (r !== undefined || s !== undefined) {
+        randomness = new Uint8Array(128);
+        randomness.set(le(BigInt(r ?? 0), 64), 0);
+        randomness.set(le(BigInt(s ?? 0), 64), 64);
+      } else {
+        randomness = crypto.getRandomValues(new Uint8Array(128));
+      }
+      const out = key.assemble(w, ra, rb1, rb2, rc, rh, randomness, verify);
+      for (const x of [ra, rb1, rb2, rc, rh, w]) x.free?.();
+      return out;
+    },
+    /** Frees the resident queries and the key (and the contexts this made). */
+    free() {
+      for (const b of Object.values(bases)) b.free?.();
+      key.free?.();
+      if (!options.contexts) {
+        contexts.g1.free?.();
+        contexts.g2.free?.();
+      }
     },
   };
 }

@@ -39,6 +39,8 @@ mod bases;
 #[cfg(target_arch = "wasm32")]
 mod context;
 pub mod encoding;
+#[cfg(target_arch = "wasm32")]
+mod groth16;
 mod js;
 pub mod options;
 #[cfg(target_arch = "wasm32")]
@@ -53,6 +55,8 @@ pub use api::{adversarial_inputs, cpu_msm, passes, SampleInputs};
 pub use bases::Bases;
 #[cfg(target_arch = "wasm32")]
 pub use context::MsmContext;
+#[cfg(target_arch = "wasm32")]
+pub use groth16::{Groth16Key, Groth16Witness};
 #[cfg(target_arch = "wasm32")]
 pub use result::MsmResult;
 

@@ -37,6 +37,11 @@ impl MsmResult {
             backend,
         }
     }
+
+    /// The point in the arkworks uncompressed format of its group.
+    pub(crate) fn point_bytes(&self) -> &[u8] {
+        &self.point
+    }
 }
 
 #[wasm_bindgen]

@@ -2,14 +2,15 @@
 // the circom circuits of msm-circom/tests/fixtures: with r and s fixed the
 // proof equals snarkjs's own byte for byte, `snarkjs.groth16.verify`
 // accepts it and proofs with fresh randomness, and the key's bases are
-// uploaded once across proofs.
+// uploaded once across proofs. `groth16Prover` (the host work in wasm, the
+// MSMs here) gives the same proofs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as snarkjs from "snarkjs";
 import { buildBn128 } from "ffjavascript";
 import init from "msm-wasm";
-import { accelerateSnarkjs } from "msm-wasm/snarkjs";
+import { accelerateSnarkjs, groth16Prover } from "msm-wasm/snarkjs";
 
 const fixtures = new URL("../../../msm-circom/tests/fixtures/", import.meta.url);
 const file = (name) => new Uint8Array(readFileSync(new URL(name, fixtures)));
@@ -54,6 +55,8 @@ async function proveAndVerify(curve) {
     assert.equal(acc.stats.msms, 4 * 5 + 4);
     assert.equal(acc.stats.cpu, 0);
     assert.equal(acc.stats.uploads, 2 * 6);
+    await checkProver(acc.contexts);
+    await checkProver(acc.contexts, curve);
   } finally {
     curve.Fr.random = random;
     acc.restore();
@@ -61,4 +64,30 @@ async function proveAndVerify(curve) {
   // restored: snarkjs's own MSMs give the same proof
   const { proof } = await snarkjs.groth16.prove(file("multiplier.zkey"), file("multiplier.wtns"));
   assert.equal(await snarkjs.groth16.verify(json("multiplier_vkey.json"), json("multiplier_public.json"), proof), true);
+}
+
+
+/** `groth16Prover` on the same contexts, H's FFTs in wasm or (given
+ * `curve`) on ffjavascript's threads: snarkjs's proofs, verified. */
+async function checkProver(contexts, curve) {
+  for (const name of ["multiplier", "chain"]) {
+    const prover = await groth16Prover(file(`${name}.zkey`), { contexts, curve });
+    const wtns = file(`${name}.wtns`);
+    const fixed = await prover.prove(wtns, { r: 1234567n, s: 7654321n, verify: true });
+    assert.deepEqual(fixed.proof, json(`${name}_proof.json`), `${name}: groth16Prover, snarkjs's proof`);
+    assert.deepEqual(fixed.publicSignals, json(`${name}_public.json`));
+    const fresh = await prover.prove(wtns);
+    assert.notDeepEqual(fresh.proof, fixed.proof);
+    assert.equal(await snarkjs.groth16.verify(json(`${name}_vkey.json`), fresh.publicSignals, fresh.proof), true);
+    // a changed private signal (the last value's low bit): with verify,
+    // the pairing check refuses the proof
+    const wrong = wtns.slice();
+    wrong[wrong.length - 32] ^= 1;
+    await assert.rejects(prover.prove(wrong, { verify: true }), /fails the pairing check/);
+    // another circuit's witness
+    const other = name === "chain" ? "multiplier" : "chain";
+    await assert.rejects(prover.prove(file(`${other}.wtns`)), /witness of another circuit/);
+    prover.free();
+  }
+  await assert.rejects(groth16Prover(file("chain.wtns"), { contexts }), /not a \.zkey file/);
 }
