@@ -108,6 +108,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         eprintln!("adapter: {}", ctx.adapter_info().name);
     }
     eprintln!("engines opened and the key uploaded in {:.0} ms", ms(t));
+    let on_gpu = prover.engines().0.gpu().is_some();
     let mut times: Vec<ProofTimes> = Vec::new();
     // proofs whose MSMs ran on the CPU (an auto engine still warming up)
     // stay out of the warm median
@@ -140,7 +141,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             t.g1_msm_ms,
             t.g2_msm_ms,
             t.h_msm_ms,
-            match (on_cpu.is_empty(), rep == warm_from - 1) {
+            match (on_cpu.is_empty(), on_gpu && rep == warm_from - 1) {
                 (false, _) => format!(" [{} on the CPU: pipelines compiling]", on_cpu.join(" and ")),
                 (true, true) => " [first on the GPU: any pipeline compiles]".to_string(),
                 (true, false) => String::new(),
