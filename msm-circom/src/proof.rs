@@ -41,3 +41,25 @@ impl Proof {
         }
     }
 }
+
+impl VerifyingKey {
+    /// The Groth16 check `snarkjs groth16 verify` makes:
+    /// e(A, B) = e(α, β)·e(Σ x_i·IC_i, γ)·e(C, δ) for public signals `x`.
+    pub fn verify(&self, public: &[Fr], proof: &Proof) -> bool {
+        use ark_ec::pairing::Pairing;
+        use ark_ec::{AffineRepr, CurveGroup};
+        if public.len() + 1 != self.ic.len() {
+            return false;
+        }
+        let mut acc = self.ic[0].into_group();
+        for (x, ic) in public.iter().zip(&self.ic[1..]) {
+            acc += *ic * x;
+        }
+        let lhs = ark_bn254::Bn254::pairing(proof.a, proof.b);
+        let rhs = ark_bn254::Bn254::multi_pairing(
+            [self.alpha_g1, acc.into_affine(), proof.c],
+            [self.beta_g2, self.gamma_g2, self.delta_g2],
+        );
+        lhs == rhs
+    }
+}

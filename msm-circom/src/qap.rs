@@ -10,7 +10,9 @@ use ark_ff::{FftField, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use rayon::prelude::*;
 
-use crate::zkey::{Coef, ZKey};
+use crate::error::CircomError;
+use crate::wtns::Witness;
+use crate::zkey::{Coef, KeyHead, ZKey};
 
 /// A and B at the domain's points: Σ coefficient·witness per constraint.
 /// Each matrix's coefficients are summed on their own core; the order of
@@ -54,4 +56,27 @@ pub(crate) fn h_scalars_from(coefs: &[Coef], n: usize, w: &[Fr]) -> Vec<Fr> {
     rayon::join(|| odd(&mut a), || rayon::join(|| odd(&mut b), || odd(&mut c)));
     a.par_iter_mut().zip(&b).zip(&c).for_each(|((a, b), c)| *a = *a * b - c);
     a
+}
+
+impl KeyHead {
+    /// H's scalars for `witness` (one per domain point), as snarkjs
+    /// computes them; refuses a witness of another circuit.
+    pub fn h_scalars(&self, witness: &Witness) -> Result<Vec<Fr>, CircomError> {
+        if witness.0.len() != self.n_vars {
+            return Err(CircomError::WitnessLength {
+                witness: witness.0.len(),
+                circuit: self.n_vars,
+            });
+        }
+        Ok(h_scalars_from(&self.coefs, self.domain_size, &witness.0))
+    }
+
+    /// A, B and C = A·B at the domain's points for `witness` (whose length
+    /// the caller checked): the first half of [`KeyHead::h_scalars`], for a
+    /// caller that runs the FFTs elsewhere (the browser package, on
+    /// ffjavascript's threads). H's scalars are then A·B - C on the odd
+    /// coset.
+    pub fn abc(&self, witness: &Witness) -> [Vec<Fr>; 3] {
+        abc(&self.coefs, self.domain_size, &witness.0)
+    }
 }

@@ -102,27 +102,6 @@ impl KeyHead {
             queries,
         })
     }
-
-    /// H's scalars for `witness` (one per domain point), as snarkjs
-    /// computes them; refuses a witness of another circuit.
-    pub fn h_scalars(&self, witness: &crate::Witness) -> Result<Vec<ark_bn254::Fr>, CircomError> {
-        if witness.0.len() != self.n_vars {
-            return Err(CircomError::WitnessLength {
-                witness: witness.0.len(),
-                circuit: self.n_vars,
-            });
-        }
-        Ok(crate::qap::h_scalars_from(&self.coefs, self.domain_size, &witness.0))
-    }
-
-    /// A, B and C = A·B at the domain's points for `witness` (whose length
-    /// the caller checked): the first half of [`KeyHead::h_scalars`], for a
-    /// caller that runs the FFTs elsewhere (the browser package, on
-    /// ffjavascript's threads). H's scalars are then A·B - C on the odd
-    /// coset.
-    pub fn abc(&self, witness: &crate::Witness) -> [Vec<ark_bn254::Fr>; 3] {
-        crate::qap::abc(&self.coefs, self.domain_size, &witness.0)
-    }
 }
 
 /// Sections 1 and 2: the protocol, the fields, the sizes, the verifying
@@ -267,26 +246,4 @@ fn coefficients(file: &BinFile, n_vars: usize, domain_size: usize) -> Result<Vec
             }
         })
         .collect()
-}
-
-impl VerifyingKey {
-    /// The Groth16 check `snarkjs groth16 verify` makes:
-    /// e(A, B) = e(α, β)·e(Σ x_i·IC_i, γ)·e(C, δ) for public signals `x`.
-    pub fn verify(&self, public: &[Fr], proof: &crate::proof::Proof) -> bool {
-        use ark_ec::pairing::Pairing;
-        use ark_ec::{AffineRepr, CurveGroup};
-        if public.len() + 1 != self.ic.len() {
-            return false;
-        }
-        let mut acc = self.ic[0].into_group();
-        for (x, ic) in public.iter().zip(&self.ic[1..]) {
-            acc += *ic * x;
-        }
-        let lhs = ark_bn254::Bn254::pairing(proof.a, proof.b);
-        let rhs = ark_bn254::Bn254::multi_pairing(
-            [self.alpha_g1, acc.into_affine(), proof.c],
-            [self.beta_g2, self.gamma_g2, self.delta_g2],
-        );
-        lhs == rhs
-    }
 }
