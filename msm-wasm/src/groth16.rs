@@ -2,9 +2,10 @@
 //! prover for circom circuits, in wasm (msm-circom's code), for
 //! `groth16Prover` in snarkjs.js, which runs the five MSMs on this
 //! package's contexts. Per proof the host work is the witness, H's scalars
-//! (A and B from the key's coefficients, six FFTs: one call) and the
-//! assembly; snarkjs does the same work in a loop of wasm calls per
-//! coefficient and reads the key again in every proof.
+//! (A and B from the key's coefficients and six FFTs: `hScalars`, or `abc`
+//! and `joinAbc` around ffjavascript's threaded FFTs) and the assembly;
+//! snarkjs does the same work in a loop of wasm calls per coefficient and
+//! reads the key again in every proof.
 
 use ark_bn254::{Fr, G1Affine, G2Affine};
 use ark_ff::PrimeField;
