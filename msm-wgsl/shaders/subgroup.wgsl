@@ -47,44 +47,6 @@ struct SubgroupParams {
 override WG: u32 = 64u;
 const STRIDE: u32 = select(3u, 6u, SUBGROUP_TWO_STEP);
 
-struct Sum {
-    sum: Xyzz,
-    // p = q: the sum is 2p, left to the caller's doubling
-    equal: bool,
-}
-
-// p + q (madd-2008-s where `q_affine` says q's zz = zzz = 1, else
-// add-2008-s) without the doubling branch of `xyzz_add_q`.
-fn add_distinct(p: Xyzz, q: Xyzz, q_affine: bool) -> Sum {
-    if xyzz_is_identity(p) {
-        return Sum(q, false);
-    }
-    if xyzz_is_identity(q) {
-        return Sum(p, false);
-    }
-    var u1 = p.x;
-    var s1 = p.y;
-    var zz = p.zz;
-    var zzz = p.zzz;
-    if !q_affine {
-        u1 = fq_mul(p.x, q.zz);
-        s1 = fq_mul(p.y, q.zzz);
-        zz = fq_mul(p.zz, q.zz);
-        zzz = fq_mul(p.zzz, q.zzz);
-    }
-    let pp_ = fq_sub(fq_mul(q.x, p.zz), u1);
-    let r = fq_sub(fq_mul(q.y, p.zzz), s1);
-    if fq_is_zero(pp_) {
-        return Sum(xyzz_identity(), fq_is_zero(r));
-    }
-    let pp = fq_sqr(pp_);
-    let ppp = fq_mul(pp_, pp);
-    let q_ = fq_mul(u1, pp);
-    let x3 = fq_sub(fq_sub(fq_sqr(r), ppp), fq_double(q_));
-    let y3 = fq_sub(fq_mul(r, fq_sub(q_, x3)), fq_mul(s1, ppp));
-    return Sum(Xyzz(x3, y3, fq_mul(zz, pp), fq_mul(zzz, ppp)), false);
-}
-
 // Jacobian coordinates: x = X / Z^2, y = Y / Z^3, the identity Z = 0.
 struct Jac {
     x: Fq,
@@ -155,6 +117,27 @@ fn jac_add_distinct(p: Jac, q: Jac, q_affine: bool) -> JacSum {
 fn equals_affine(a: Jac, x: Fq, y: Fq) -> bool {
     let zz = fq_sqr(a.z);
     return !fq_is_zero(a.z) && fq_eq(a.x, fq_mul(x, zz)) && fq_eq(a.y, fq_mul(y, fq_mul(zz, a.z)));
+}
+
+fn jac_eq(a: Jac, b: Jac) -> bool {
+    let ia = fq_is_zero(a.z);
+    let ib = fq_is_zero(b.z);
+    if ia || ib {
+        return ia && ib;
+    }
+    let az2 = fq_sqr(a.z);
+    let bz2 = fq_sqr(b.z);
+    return fq_eq(fq_mul(a.x, bz2), fq_mul(b.x, az2))
+        && fq_eq(fq_mul(a.y, fq_mul(bz2, b.z)), fq_mul(b.y, fq_mul(az2, a.z)));
+}
+
+// The group's endomorphism (phi, or psi over Fq2) on a Jacobian point: it
+// acts on x = X / Z^2 and y = Y / Z^3, and the Frobenius is a field
+// automorphism, so Z only goes through the Frobenius.
+fn endo(a: Jac) -> Jac {
+    let cx = fq_mul(fq_unpack(SUBGROUP_ENDO_X), FQ_R2);
+    let cy = fq_mul(fq_unpack(SUBGROUP_ENDO_Y), FQ_R2);
+    return Jac(fq_mul(subgroup_frobenius(a.x), cx), fq_mul(subgroup_frobenius(a.y), cy), subgroup_frobenius(a.z));
 }
 
 fn load(i: u32, at: u32) -> Jac {
@@ -251,37 +234,15 @@ fn finish(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if i >= params.n {
         return;
     }
-    let p = point(i);
-    let tx = fq_mul(subgroup_frobenius(p.x), fq_mul(fq_unpack(SUBGROUP_ENDO_X), FQ_R2));
-    var ty = fq_mul(subgroup_frobenius(p.y), fq_mul(fq_unpack(SUBGROUP_ENDO_Y), FQ_R2));
+    // z = 1 stays 1 under the endomorphism: the image is affine
+    let t = endo(jac_from_affine(point(i)));
+    var ty = t.y;
     if SUBGROUP_NEGATE {
         ty = fq_neg(ty);
     }
-    if !equals_affine(load(i, 0u), tx, ty) {
+    if !equals_affine(load(i, 0u), t.x, ty) {
         atomicMin(&bad[0], params.first + i);
     }
-}
-
-// psi of an XYZZ point (the endomorphism acts on x = X / ZZ and y = Y / ZZZ,
-// and the Frobenius is a field automorphism): the identity stays one.
-fn psi(a: Xyzz) -> Xyzz {
-    let cx = fq_mul(fq_unpack(SUBGROUP_ENDO_X), FQ_R2);
-    let cy = fq_mul(fq_unpack(SUBGROUP_ENDO_Y), FQ_R2);
-    return Xyzz(
-        fq_mul(subgroup_frobenius(a.x), cx),
-        fq_mul(subgroup_frobenius(a.y), cy),
-        subgroup_frobenius(a.zz),
-        subgroup_frobenius(a.zzz),
-    );
-}
-
-fn xyzz_eq(a: Xyzz, b: Xyzz) -> bool {
-    let ia = xyzz_is_identity(a);
-    let ib = xyzz_is_identity(b);
-    if ia || ib {
-        return ia && ib;
-    }
-    return fq_eq(fq_mul(a.x, b.zz), fq_mul(b.x, a.zz)) && fq_eq(fq_mul(a.y, b.zzz), fq_mul(b.y, a.zzz));
 }
 
 // BN254 G2's test: with A = [x]P in acc, P is in G2 iff
@@ -294,14 +255,12 @@ fn finish_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     if i >= params.n {
         return;
     }
-    let j = load(i, 0u);
-    let zz = fq_sqr(j.z);
-    let a = Xyzz(j.x, j.y, zz, fq_mul(zz, j.z));
-    let b = add_distinct(a, psi(a), false);
-    let c = add_distinct(a, psi(b.sum), false);
-    let l = add_distinct(c.sum, xyzz_from_affine(point(i)), true);
-    let r = psi(psi(psi(xyzz_double(a))));
-    if b.equal || c.equal || l.equal || !xyzz_eq(l.sum, r) {
+    let a = load(i, 0u);
+    let b = jac_add_distinct(a, endo(a), false);
+    let c = jac_add_distinct(a, endo(b.sum), false);
+    let l = jac_add_distinct(c.sum, jac_from_affine(point(i)), true);
+    let r = endo(endo(endo(jac_double(a))));
+    if b.equal || c.equal || l.equal || !jac_eq(l.sum, r) {
         atomicMin(&bad[0], params.first + i);
     }
 }
