@@ -15,11 +15,7 @@ pub struct Witness(pub Vec<Fr>);
 
 impl Witness {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CircomError> {
-        let file = BinFile::parse(FileKind::Wtns, bytes, &[1, 2])?;
-        let mut h = file.section(1)?;
-        field::check_modulus::<Fr>(&mut h, FileKind::Wtns)?;
-        let count = h.u32()? as usize;
-        let values = file.section(2)?.items(count, 32)?;
+        let values = Self::value_bytes(bytes)?;
         let w: Vec<Fr> = values
             .par_chunks_exact(32)
             .enumerate()

@@ -134,7 +134,12 @@ fn header(file: &BinFile) -> Result<(usize, usize, usize, VerifyingKey), CircomE
     let gamma_g2 = vk_g2(&mut h, "gamma")?;
     let delta_g1 = vk_g1(&mut h, "delta (G1)")?;
     let delta_g2 = vk_g2(&mut h, "delta (G2)")?;
-    let ic = g1_query(file, 3, n_public + 1, "IC")?;
+    let ic = points(
+        file.section(3)?.items(n_public + 1, G1_BYTES)?,
+        G1_BYTES,
+        "IC",
+        field::g1,
+    )?;
     let vk = VerifyingKey {
         alpha_g1,
         beta_g1,
@@ -153,19 +158,19 @@ impl ZKey {
     /// uploaded: the native prover's `check_subgroup` option), every
     /// coefficient's indices inside the key.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CircomError> {
-        let file = BinFile::parse(FileKind::Zkey, bytes, &[1])?;
-        let (n_vars, n_public, domain_size, vk) = header(&file)?;
+        let head = KeyHead::from_bytes(bytes)?;
+        let [a, b_g1, b_g2, c, h] = head.queries.clone().map(|r| &bytes[r]);
         Ok(ZKey {
-            n_vars,
-            n_public,
-            domain_size,
-            vk,
-            coefs: coefficients(&file, n_vars, domain_size)?,
-            a: g1_query(&file, 5, n_vars, "A")?,
-            b_g1: g1_query(&file, 6, n_vars, "B (G1)")?,
-            b_g2: query(&file, 7, n_vars, G2_BYTES, "B (G2)", |b| field::g2(b, false))?,
-            c: g1_query(&file, 8, n_vars - n_public - 1, "C")?,
-            h: g1_query(&file, 9, domain_size, "H")?,
+            a: points(a, G1_BYTES, "A", field::g1)?,
+            b_g1: points(b_g1, G1_BYTES, "B (G1)", field::g1)?,
+            b_g2: points(b_g2, G2_BYTES, "B (G2)", |b| field::g2(b, false))?,
+            c: points(c, G1_BYTES, "C", field::g1)?,
+            h: points(h, G1_BYTES, "H", field::g1)?,
+            n_vars: head.n_vars,
+            n_public: head.n_public,
+            domain_size: head.domain_size,
+            vk: head.vk,
+            coefs: head.coefs,
         })
     }
 
@@ -196,20 +201,14 @@ fn point<P>(
     parse(b).map_err(|defect| CircomError::InvalidPoint { what, index, defect })
 }
 
-fn g1_query(file: &BinFile, section: u32, count: usize, what: &'static str) -> Result<Vec<G1Affine>, CircomError> {
-    query(file, section, count, G1_BYTES, what, field::g1)
-}
-
-/// `count` points of `size` bytes from `section`, parsed on every core.
-fn query<P: Send>(
-    file: &BinFile,
-    section: u32,
-    count: usize,
+/// The points of `bytes` (`size` each, a section's whole items), parsed
+/// on every core.
+fn points<P: Send>(
+    bytes: &[u8],
     size: usize,
     what: &'static str,
     parse: impl Fn(&[u8]) -> Result<P, &'static str> + Sync,
 ) -> Result<Vec<P>, CircomError> {
-    let bytes = file.section(section)?.items(count, size)?;
     bytes
         .par_chunks_exact(size)
         .enumerate()

@@ -10,7 +10,7 @@
 use ark_bn254::{Fr, G1Affine, G2Affine};
 use ark_ff::PrimeField;
 use ark_serialize::CanonicalDeserialize;
-use msm_circom::{proof_json, public_json, KeyHead, Proof, QuerySums, Witness};
+use msm_circom::{proof_json, public_json, CircomError, KeyHead, Proof, QuerySums, Witness};
 use wasm_bindgen::prelude::*;
 
 use crate::js::{js_error, to_js};
@@ -116,11 +116,11 @@ impl Groth16Key {
             .map_err(|e| js_error(format!("wtns: {e}")))?
             .to_vec();
         if w.0.len() != self.head.n_vars {
-            return Err(js_error(format!(
-                "wtns: the witness has {} values and the circuit {}: a witness of another circuit?",
-                w.0.len(),
-                self.head.n_vars
-            )));
+            let e = CircomError::WitnessLength {
+                witness: w.0.len(),
+                circuit: self.head.n_vars,
+            };
+            return Err(js_error(format!("wtns: {e}")));
         }
         Ok(Groth16Witness {
             values: w,
