@@ -5,7 +5,7 @@
 // the test says so. Short kernels for the steps of the double-and-add, the
 // host dispatching them in k's bit order, each point's accumulator kept in
 // `acc` between dispatches (BN254 G2 compares sums of psi's images of
-// [k]P instead, in `finish_sum`): the whole loop in one kernel was more than
+// [k]P instead, over three short kernels): the whole loop in one kernel was more than
 // NVIDIA's compiler takes for BLS12-381 G2 in the 13x20 layout (it crashed
 // or ran for minutes), and short kernels compile in seconds everywhere.
 // A point outside lowers `bad[0]` to its index in the whole set, as the
@@ -16,9 +16,9 @@
 // Entry points: `begin` (acc = P), `dbl` (acc = 2^count acc: a run of
 // doublings, so that few dispatches wait on each other), `add` (acc += P, or
 // += the second step's base), `mid` (the two-step test: refuse [k]P = P,
-// base = acc), `finish` (compare with the endomorphism's image),
-// `finish_sum` (BN254 G2: A = acc, A + P + psi(A) + psi^2(A) against
-// psi^3(2A)).
+// base = acc), `finish` (compare with the endomorphism's image), and for
+// BN254 G2 `psi_add` (twice), `psi_cube` and `finish_sum` (A = acc,
+// A + P + psi(A) + psi^2(A) against psi^3(2A)).
 #import curve
 #import subgroup_params
 
@@ -29,7 +29,8 @@ struct SubgroupParams {
     first: u32,
     // index in the part's planes of this dispatch's first point
     offset: u32,
-    // 1: `add` adds the second step's base (acc's planes 3..6), else P
+    // 1: `add` adds the second step's base (acc's planes 3..6), else P;
+    // `psi_add` takes psi of T (planes 3..6), else of A
     second: u32,
     // doublings one `dbl` runs
     count: u32,
@@ -40,12 +41,13 @@ struct SubgroupParams {
 @group(0) @binding(2) var<storage, read> bases_y: array<FqWords>;
 @group(0) @binding(3) var<storage, read> bases_flags: array<u32>;
 @group(0) @binding(4) var<storage, read_write> bad: array<atomic<u32>>;
-// each point's accumulator (Jacobian x, y, z), then for the two-step test
-// the second step's base
+// per base: its accumulator (Jacobian x, y, z: planes 0..3), then the
+// two-step test's second base or BN254 G2's sum T (planes 3..6)
 @group(0) @binding(5) var<storage, read_write> acc: array<FqWords>;
 
 override WG: u32 = 64u;
-const STRIDE: u32 = select(3u, 6u, SUBGROUP_TWO_STEP);
+// one Jacobian point a base, two for the two-step test and BN254 G2's sums
+const STRIDE: u32 = select(3u, 6u, SUBGROUP_TWO_STEP || SUBGROUP_PSI_SUM);
 
 // Jacobian coordinates: x = X / Z^2, y = Y / Z^3, the identity Z = 0.
 struct Jac {
@@ -248,19 +250,48 @@ fn finish(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 // BN254 G2's test: with A = [x]P in acc, P is in G2 iff
 // A + psi(A + psi(A)) + P = psi^3(2A). A point of G2 that is not the
 // identity meets no equal summands (A, psi(A), psi(B) and P are distinct
-// multiples of it mod r), so equal summands refuse the point.
+// multiples of it mod r), so equal summands refuse the point. Three kernels
+// of one addition or less each, T in acc's planes 3..6: the whole
+// comparison in one kernel was more than SwiftShader's compiler takes
+// (its stack limit, with the looped field code every call inlined).
+//
+// psi_add: T = A + psi(S), S = A (second = 0) or T (second = 1).
+@compute @workgroup_size(WG)
+fn psi_add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = point_index(gid, nwg);
+    if i >= params.n {
+        return;
+    }
+    let a = load(i, 0u);
+    var s = a;
+    if params.second != 0u {
+        s = load(i, 3u);
+    }
+    let t = jac_add_distinct(a, endo(s), false);
+    if t.equal {
+        atomicMin(&bad[0], params.first + i);
+    }
+    store(i, 3u, t.sum);
+}
+
+// psi_cube: acc = psi^3(2A), A's last use.
+@compute @workgroup_size(WG)
+fn psi_cube(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = point_index(gid, nwg);
+    if i < params.n {
+        store(i, 0u, endo(endo(endo(jac_double(load(i, 0u))))));
+    }
+}
+
+// finish_sum: T + P against psi^3(2A).
 @compute @workgroup_size(WG)
 fn finish_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = point_index(gid, nwg);
     if i >= params.n {
         return;
     }
-    let a = load(i, 0u);
-    let b = jac_add_distinct(a, endo(a), false);
-    let c = jac_add_distinct(a, endo(b.sum), false);
-    let l = jac_add_distinct(c.sum, jac_from_affine(point(i)), true);
-    let r = endo(endo(endo(jac_double(a))));
-    if b.equal || c.equal || l.equal || !jac_eq(l.sum, r) {
+    let l = jac_add_distinct(load(i, 3u), jac_from_affine(point(i)), true);
+    if l.equal || !jac_eq(l.sum, load(i, 0u)) {
         atomicMin(&bad[0], params.first + i);
     }
 }

@@ -59,7 +59,8 @@ type Step = (&'static str, bool, u32);
 /// bit of k below its top a doubling and, where the bit is set, an
 /// addition, consecutive doublings in one `dbl` of at most `max_run`; for
 /// the two-step test `mid` and the same again; then `finish` (or
-/// `finish_sum`, BN254 G2's comparison of psi's images).
+/// BN254 G2's comparison of psi's images: `psi_add` twice, `psi_cube`,
+/// `finish_sum`).
 fn steps(curve: Curve, max_run: u32) -> Vec<Step> {
     let t = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords());
     let bits = 128 - t.k.leading_zeros();
@@ -76,16 +77,21 @@ fn steps(curve: Curve, max_run: u32) -> Vec<Step> {
             }
         }
     }
-    out.push((finish_entry(&t), false, 1));
+    out.extend(finish_steps(&t));
     out
 }
 
-/// The kernel that compares [k]P with its target.
-fn finish_entry(t: &msm_wgsl::fieldgen::SubgroupTest) -> &'static str {
+/// The kernels that compare [k]P with its target, in dispatch order.
+fn finish_steps(t: &msm_wgsl::fieldgen::SubgroupTest) -> Vec<Step> {
     if t.psi_sum {
-        "finish_sum"
+        vec![
+            ("psi_add", false, 1),
+            ("psi_add", true, 1),
+            ("psi_cube", false, 1),
+            ("finish_sum", false, 1),
+        ]
     } else {
-        "finish"
+        vec![("finish", false, 1)]
     }
 }
 
@@ -97,7 +103,11 @@ pub(crate) fn subgroup_jobs(curve: Curve) -> Vec<PipelineJob> {
     if t.two_step {
         entries.push("mid");
     }
-    entries.push(finish_entry(&t));
+    for (entry, _, _) in finish_steps(&t) {
+        if !entries.contains(&entry) {
+            entries.push(entry);
+        }
+    }
     entries
         .into_iter()
         .map(|e| (ShaderId::Subgroup, e, vec![("WG", WG as f64)], None))
@@ -181,8 +191,9 @@ impl GpuContext {
         for (id, entry, overrides, pass) in &jobs {
             pipelines.insert(*entry, self.pipeline(*id, entry, overrides, *pass).await?);
         }
-        let two_step = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords()).two_step;
-        let stride = if two_step { 6 } else { 3 };
+        let t = msm_wgsl::fieldgen::subgroup_test(curve.field(), curve.coords());
+        // a second point a base: the two-step test's base, BN254 G2's sum
+        let stride = if t.two_step || t.psi_sum { 6 } else { 3 };
         let degree = if curve.coords() == msm_wgsl::Coords::Fq2 { 2 } else { 1 };
         let coord_bytes = 4 * degree * msm_wgsl::layout::packed_words(&curve.field().modulus()) as u64;
         let acc_max = ACC_BYTES_MAX.min(self.device.limits().max_storage_buffer_binding_size);
@@ -229,7 +240,8 @@ impl GpuContext {
                 for &(entry, second, count) in &steps {
                     let params = &params[&(second, count)];
                     let bindings: &[(u32, &wgpu::Buffer)] = match entry {
-                        "dbl" => &[(0, params), (3, &part.flags), (5, &acc)],
+                        "dbl" | "psi_cube" => &[(0, params), (3, &part.flags), (5, &acc)],
+                        "psi_add" => &[(0, params), (3, &part.flags), (4, bad), (5, &acc)],
                         "begin" | "add" => &[(0, params), (1, &part.x), (2, &part.y), (3, &part.flags), (5, &acc)],
                         _ => &[
                             (0, params),
@@ -277,6 +289,7 @@ mod tests {
                             k <<= count;
                         }
                         "add" => k += 1,
+                        "psi_add" | "psi_cube" => {}
                         _ => ks.push(k),
                     }
                 }

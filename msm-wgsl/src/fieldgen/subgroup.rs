@@ -142,6 +142,8 @@ pub fn subgroup_params_module(field: BaseField, coords: Coords) -> String {
          const SUBGROUP_K_BITS: u32 = {}u;\n\
          const SUBGROUP_TWO_STEP: bool = {};\n\
          const SUBGROUP_NEGATE: bool = {};\n\
+         // BN254 G2's comparison of sums of psi's images\n\
+         const SUBGROUP_PSI_SUM: bool = {};\n\
          // the endomorphism's coefficients, plain\n\
          const SUBGROUP_ENDO_X: FqWords = {};\n\
          const SUBGROUP_ENDO_Y: FqWords = {};\n\
@@ -153,6 +155,7 @@ pub fn subgroup_params_module(field: BaseField, coords: Coords) -> String {
         (128 - t.k.leading_zeros()).max(1),
         t.two_step,
         t.negate,
+        t.psi_sum,
         words(&t.endo_x),
         words(&t.endo_y),
     )
