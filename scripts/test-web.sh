@@ -14,4 +14,4 @@ cargo test --release --target wasm32-unknown-unknown -p msm-wasm --test web --te
 scripts/build-web.sh
 # --workspace: the features of the native suite's build, which this reuses
 # (alone, msm-wasm's own features would rebuild wgpu and arkworks natively).
-cargo test --workspace --test page -- --ignored
+cargo test --workspace --test page -- --ignored --skip snarkjs_page
