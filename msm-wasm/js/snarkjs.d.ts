@@ -44,11 +44,30 @@ export interface ProveOptions {
   verify?: boolean;
 }
 
+/**
+ * Where a proof's time went, ms: the witness read and checked; H's scalars (with ffjavascript's
+ * curve: A, B and C at the domain, the six FFTs on its threads, A·B − C); the MSMs still running
+ * once H's scalars are ready (A, B and C start before them); the proof's assembly.
+ */
+export interface ProveStages {
+  witness: number;
+  hScalars: number;
+  abc?: number;
+  ffts?: number;
+  join?: number;
+  msmsAfterH: number;
+  assemble: number;
+  total: number;
+}
+
 export interface Groth16Prover {
   key: Groth16Key;
   contexts: { g1: MsmContext; g2: MsmContext };
-  /** A proof for a `.wtns`: `{ proof, publicSignals }` as snarkjs's `groth16.prove` gives. */
-  prove(wtns: Uint8Array, options?: ProveOptions): Promise<{ proof: object; publicSignals: string[] }>;
+  /**
+   * A proof for a `.wtns`: `{ proof, publicSignals }` as snarkjs's `groth16.prove` gives, and
+   * where its time went (`stages`, ms).
+   */
+  prove(wtns: Uint8Array, options?: ProveOptions): Promise<{ proof: object; publicSignals: string[]; stages: ProveStages }>;
   /** Frees the resident queries and the key (and the contexts it made). */
   free(): void;
 }

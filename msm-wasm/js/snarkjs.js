@@ -169,10 +169,11 @@ export async function groth16Prover(zkey, options = {}) {
   // H's scalars: A, B, C at the domain in wasm, their odd-coset
   // evaluations (ifft, shift by the 2n-th root, fft) on ffjavascript's
   // threads as snarkjs computes them, A·B - C in wasm
-  async function hScalars(w) {
+  async function hScalars(w, t) {
     if (!Fr) return key.hScalars(w);
     const n = key.domainSize;
     const abc = key.abc(w);
+    t.abc = performance.now();
     const shift = Fr.w[Math.log2(n) + 1];
     const odd = await Promise.all(
       [0, 1, 2].map(async (k) => {
@@ -180,13 +181,16 @@ export async function groth16Prover(zkey, options = {}) {
         return bytesOf(await Fr.fft(await Fr.batchApplyKey(coefficients, Fr.e(1), shift)));
       }),
     );
+    t.ffts = performance.now();
     return key.joinAbc(odd[0], odd[1], odd[2]);
   }
   return {
     key,
     contexts,
     async prove(wtns, { r, s, verify = false } = {}) {
+      const t = { start: performance.now() };
       const w = key.witness(bytesOf(wtns));
+      t.witness = performance.now();
       const all = w.scalars;
       const priv = w.privateScalars;
       // A, B and C need only the witness: submitted before H's scalars
@@ -197,8 +201,11 @@ export async function groth16Prover(zkey, options = {}) {
         contexts.g1.msm(bases.c, priv),
       ];
       await new Promise((done) => setTimeout(done, 0));
-      const hs = await hScalars(w);
+      t.h = performance.now();
+      const hs = await hScalars(w, t);
+      t.hDone = performance.now();
       const [ra, rb1, rb2, rc, rh] = await Promise.all([...msms, contexts.g1.msm(bases.h, hs)]);
+      t.msms = performance.now();
       let randomness;
       if (r !== undefined || s !== undefined) {
         randomness = new Uint8Array(128);
@@ -209,7 +216,19 @@ export async function groth16Prover(zkey, options = {}) {
       }
       const out = key.assemble(w, ra, rb1, rb2, rc, rh, randomness, verify);
       for (const x of [ra, rb1, rb2, rc, rh, w]) x.free?.();
-      return out;
+      const end = performance.now();
+      // where the proof's time went, ms (abc and ffts only on ffjavascript's threads)
+      const stages = {
+        witness: t.witness - t.start,
+        hScalars: t.hDone - t.h,
+        abc: t.abc === undefined ? undefined : t.abc - t.h,
+        ffts: t.ffts === undefined ? undefined : t.ffts - t.abc,
+        join: t.ffts === undefined ? undefined : t.hDone - t.ffts,
+        msmsAfterH: t.msms - t.hDone,
+        assemble: end - t.msms,
+        total: end - t.start,
+      };
+      return { ...out, stages };
     },
     /** Frees the resident queries and the key (and the contexts this made). */
     free() {

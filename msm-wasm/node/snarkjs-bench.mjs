@@ -37,11 +37,11 @@ if (gpu) {
 const times = [];
 for (let i = 0; i < reps; i++) {
   const t = performance.now();
-  const { proof, publicSignals } = await prove();
+  const { proof, publicSignals, stages } = await prove();
   const ms = performance.now() - t;
   const ok = await snarkjs.groth16.verify(vkey, publicSignals, proof);
   times.push(ms);
-  console.log(JSON.stringify({ event: "proof", rep: i, ms, verified: ok }));
+  console.log(JSON.stringify({ event: "proof", rep: i, ms, verified: ok, stages }));
   if (!ok) process.exit(1);
 }
 const warm = times.slice(1).sort((a, b) => a - b);

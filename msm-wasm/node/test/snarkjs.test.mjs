@@ -76,6 +76,9 @@ async function checkProver(contexts, curve) {
     const fixed = await prover.prove(wtns, { r: 1234567n, s: 7654321n, verify: true });
     assert.deepEqual(fixed.proof, json(`${name}_proof.json`), `${name}: groth16Prover, snarkjs's proof`);
     assert.deepEqual(fixed.publicSignals, json(`${name}_public.json`));
+    const st = fixed.stages;
+    assert.equal(st.ffts === undefined, curve === undefined, `${name}: FFT stages only on ffjavascript's threads`);
+    assert.ok(st.total >= st.witness + st.hScalars + st.msmsAfterH + st.assemble - 1e-6, `${name}: the stages fit in the proof`);
     const fresh = await prover.prove(wtns);
     assert.notDeepEqual(fresh.proof, fixed.proof);
     assert.equal(await snarkjs.groth16.verify(json(`${name}_vkey.json`), fresh.publicSignals, fresh.proof), true);
