@@ -25,7 +25,7 @@ fn fixture(name: &str) -> Vec<u8> {
 fn circuit(name: &str) -> CircomCircuit {
     CircomCircuit {
         r1cs: Arc::new(R1cs::from_bytes(&fixture(&format!("{name}.r1cs"))).unwrap()),
-        witness: Arc::new(Witness::from_bytes(&fixture(&format!("{name}.wtns"))).unwrap().0),
+        witness: Arc::new(Witness::from_bytes(&fixture(&format!("{name}.wtns"))).unwrap()),
     }
 }
 
@@ -44,12 +44,12 @@ fn fixtures_satisfy_their_r1cs_and_ark_groth16_proves_them() {
         assert_eq!(c.public(), want, "{name}: public signals");
         assert!(satisfied(c.clone()), "{name}: the witness satisfies its circuit");
         // a private signal changed: some constraint fails
-        let mut w = (*c.witness).clone();
+        let mut w = c.witness.0.clone();
         let last = w.len() - 1;
         w[last] += Fr::from(1u64);
         let bad = CircomCircuit {
             r1cs: c.r1cs.clone(),
-            witness: Arc::new(w),
+            witness: Arc::new(Witness(w)),
         };
         assert!(!satisfied(bad), "{name}: a changed private signal");
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use ark_bn254::Fr;
 use ark_relations::gr1cs::{ConstraintSynthesizer, ConstraintSystemRef, LinearCombination, SynthesisError, Variable};
-use msm_circom::{Lc, R1cs};
+use msm_circom::{Lc, R1cs, Witness};
 
 /// The circuit with one witness; cheap to clone (ark-groth16 takes the
 /// circuit by value for every proof).
@@ -17,25 +17,25 @@ use msm_circom::{Lc, R1cs};
 pub struct CircomCircuit {
     pub r1cs: Arc<R1cs>,
     /// One value a signal, the constant one first.
-    pub witness: Arc<Vec<Fr>>,
+    pub witness: Arc<Witness>,
 }
 
 impl CircomCircuit {
     /// The public signals, as the verifier takes them.
     pub fn public(&self) -> Vec<Fr> {
-        self.witness[1..=self.r1cs.n_public].to_vec()
+        self.witness.public(self.r1cs.n_public).to_vec()
     }
 }
 
 impl ConstraintSynthesizer<Fr> for CircomCircuit {
     fn generate_constraints(self, cs: ConstraintSystemRef<Fr>) -> Result<(), SynthesisError> {
         let n = self.r1cs.n_vars;
-        if self.witness.len() != n {
+        if self.witness.0.len() != n {
             return Err(SynthesisError::Unsatisfiable);
         }
         let mut vars = Vec::with_capacity(n);
         vars.push(Variable::One);
-        for (i, &v) in self.witness.iter().enumerate().skip(1) {
+        for (i, &v) in self.witness.0.iter().enumerate().skip(1) {
             vars.push(if i <= self.r1cs.n_public {
                 cs.new_input_variable(|| Ok(v))?
             } else {

@@ -61,7 +61,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
     let circuit = CircomCircuit {
         r1cs: Arc::new(r1cs),
-        witness: Arc::new(witness.0),
+        witness: Arc::new(witness),
     };
     let public = circuit.public();
     let mut rng = ChaCha20Rng::seed_from_u64(args.seed);
