@@ -8,6 +8,8 @@ export interface AccelerateOptions {
   maxBaseSets?: number;
   /** false: reject where no WebGPU device can be made, instead of leaving snarkjs's MSMs. */
   fallback?: boolean;
+  /** The groups whose MSMs run here (default both); the others stay snarkjs's. */
+  groups?: ("g1" | "g2")[];
 }
 
 export interface Acceleration {
@@ -17,8 +19,9 @@ export interface Acceleration {
   reason: string | null;
   /** MSMs run, base sets uploaded, MSMs that ran on the CPU (while pipelines compiled). */
   stats: { msms: number; uploads: number; cpu: number } | null;
-  contexts?: { g1: MsmContext; g2: MsmContext };
-  /** Resolves once both contexts' pipelines are compiled. */
+  /** One context per group in `groups`. */
+  contexts?: { g1?: MsmContext; g2?: MsmContext };
+  /** Resolves once the contexts' pipelines are compiled. */
   ready?: () => Promise<unknown>;
   /** Puts ffjavascript's own MSMs back and frees the resident bases. */
   restore(): void;

@@ -42,17 +42,25 @@ function bytesOf(b) {
  * Resolves to a handle: `gpu` (false where no WebGPU device could be made:
  * snarkjs's own code then stays), `reason`, `stats` (MSMs run, base sets
  * uploaded) and `restore()`. `options.context` goes to `MsmContext.create`;
- * `options.maxBaseSets` bounds the resident base sets (default 10: two keys).
+ * `options.maxBaseSets` bounds the resident base sets (default 10: two keys);
+ * `options.groups` names the groups whose MSMs move (default both: G2's
+ * pipelines are the larger compile, so a page may leave B's G2 MSM, one of
+ * five, to snarkjs).
  */
 export async function accelerateSnarkjs(curve, options = {}) {
   if (!curve || curve.name !== "bn128") {
     throw new Error(`accelerateSnarkjs: expected ffjavascript's bn128 curve, got ${curve && curve.name}`);
   }
-  let contexts;
+  const groups = options.groups ?? ["g1", "g2"];
+  if (!Array.isArray(groups) || groups.length === 0 || groups.some((g) => g !== "g1" && g !== "g2")) {
+    throw new Error(`accelerateSnarkjs: groups must list "g1" and/or "g2", got ${JSON.stringify(groups)}`);
+  }
+  const contexts = {};
   try {
     const make = (group) => MsmContext.create({ ...(options.context ?? {}), curve: "bn254", group });
-    contexts = { g1: await make("g1"), g2: await make("g2") };
+    for (const g of new Set(groups)) contexts[g] = await make(g);
   } catch (e) {
+    for (const c of Object.values(contexts)) c.free?.();
     if (options.fallback === false) throw e;
     return { gpu: false, reason: String(e?.message ?? e), stats: null, restore() {} };
   }
@@ -111,15 +119,15 @@ export async function accelerateSnarkjs(curve, options = {}) {
       return toJacobian(G, result.raw);
     };
 
-  curve.G1.multiExpAffine = accelerated("g1", curve.G1);
-  curve.G2.multiExpAffine = accelerated("g2", curve.G2);
+  if (contexts.g1) curve.G1.multiExpAffine = accelerated("g1", curve.G1);
+  if (contexts.g2) curve.G2.multiExpAffine = accelerated("g2", curve.G2);
   return {
     gpu: true,
     reason: null,
     contexts,
     stats,
-    /** Resolves once both contexts' pipelines are compiled. */
-    ready: () => Promise.all([contexts.g1.ready(), contexts.g2.ready()]),
+    /** Resolves once the contexts' pipelines are compiled. */
+    ready: () => Promise.all(Object.values(contexts).map((c) => c.ready())),
     /** Puts ffjavascript's own MSMs back and frees the resident bases. */
     restore() {
       curve.G1.multiExpAffine = original.g1;
@@ -155,6 +163,9 @@ export async function groth16Prover(zkey, options = {}) {
   const bytes = bytesOf(zkey);
   const key = Groth16Key.parse(bytes);
   let contexts = options.contexts;
+  if (contexts && !(contexts.g1 && contexts.g2)) {
+    throw new Error("groth16Prover: options.contexts must hold a g1 and a g2 context");
+  }
   if (!contexts) {
     const make = (group) => MsmContext.create({ ...(options.context ?? {}), curve: "bn254", group });
     contexts = { g1: await make("g1"), g2: await make("g2") };
