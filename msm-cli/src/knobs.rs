@@ -51,7 +51,7 @@ pub struct GpuArgs {
     /// defaults, what a web page gets that asks for none).
     #[arg(long, default_value = "adapter")]
     pub limits: String,
-    /// Seconds one wait for the GPU may take before the MSM fails (default 300).
+    /// Seconds one wait for the GPU may take before the MSM fails (default 300; 1,200 on a software adapter, which compiles at the first dispatch).
     #[arg(long)]
     pub gpu_timeout: Option<f64>,
     /// Tuned profile: `auto` (this adapter's, written by `msm-cli tune`),

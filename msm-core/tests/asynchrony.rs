@@ -53,6 +53,21 @@ fn an_msm_leaves_a_tokio_runtime_free() {
     );
 }
 
+/// A software adapter compiles at a pipeline's first dispatch, inside the
+/// wait for the GPU (a cold BN254 G2 MSM on lavapipe passed 300 s): its
+/// default wait has the compile timeout on top.
+#[test]
+fn the_default_wait_covers_a_software_adapters_compiles() {
+    let ctx = GpuContext::new_blocking(&ContextOptions::default()).unwrap();
+    let gpu = Duration::from_secs(300);
+    let want = if ctx.is_software() {
+        gpu + Duration::from_secs(900)
+    } else {
+        gpu
+    };
+    assert_eq!(ctx.gpu_timeout(), want);
+}
+
 #[test]
 fn a_wait_past_the_timeout_fails_and_the_context_goes_on() {
     let mut ctx = GpuContext::new_blocking(&ContextOptions {

@@ -162,7 +162,7 @@ impl GpuContext {
             inversion: opts.inversion.unwrap_or_else(|| default_inversion(&info, layout)),
         };
         let mut ctx = Self::build(device, queue, info, field, timestamps, &opts.pipeline_cache)?;
-        ctx.gpu_timeout = opts.gpu_timeout.unwrap_or(waiter::DEFAULT_GPU_TIMEOUT);
+        ctx.gpu_timeout = opts.gpu_timeout.unwrap_or(ctx.gpu_timeout);
         ctx.pipelines.timeout = opts.compile_timeout.unwrap_or(pipelines::DEFAULT_COMPILE_TIMEOUT);
         ctx.knobs = opts.knobs.clone();
         ctx.builtin_ranges = ctx.fitting_builtin_ranges();
@@ -246,7 +246,7 @@ impl GpuContext {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             #[cfg(not(target_arch = "wasm32"))]
             poller: waiter::Poller::new(device.clone()),
-            gpu_timeout: waiter::DEFAULT_GPU_TIMEOUT,
+            gpu_timeout: default_gpu_timeout(class),
             pipelines: pipelines::PipelineCache::new(&device, disk),
             device,
             queue,
@@ -405,5 +405,16 @@ impl GpuContext {
             Some(message) => Err(MsmError::Device(message)),
             None => Ok(()),
         }
+    }
+}
+
+/// The GPU wait allowed where the options name none. A software adapter
+/// compiles a pipeline's machine code at its first dispatch, inside that
+/// wait (lavapipe: minutes for G2's straight-line kernels from a cold
+/// shader cache), so it also gets the compile timeout.
+fn default_gpu_timeout(class: AdapterClass) -> std::time::Duration {
+    match class.is_software() {
+        true => waiter::DEFAULT_GPU_TIMEOUT + pipelines::DEFAULT_COMPILE_TIMEOUT,
+        false => waiter::DEFAULT_GPU_TIMEOUT,
     }
 }

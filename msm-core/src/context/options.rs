@@ -43,7 +43,8 @@ pub struct ContextOptions {
     pub limits: LimitsChoice,
     /// How long one wait for the GPU may take before it fails with
     /// [`crate::MsmError::Timeout`] (natively; the browser has its own watchdog).
-    /// `None`: `DEFAULT_GPU_TIMEOUT`.
+    /// `None`: `DEFAULT_GPU_TIMEOUT` (5 minutes), on a software adapter
+    /// plus the compile timeout (it compiles at a pipeline's first dispatch).
     pub gpu_timeout: Option<std::time::Duration>,
     /// How long compiling a call's missing pipelines may take before the
     /// call fails with [`crate::MsmError::Timeout`] (natively).
