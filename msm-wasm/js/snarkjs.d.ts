@@ -31,8 +31,9 @@ export interface Acceleration {
 export function accelerateSnarkjs(curve: unknown, options?: AccelerateOptions): Promise<Acceleration>;
 
 export interface ProverOptions {
-  /** Contexts to run the MSMs on (e.g. `accelerateSnarkjs`'s); else made here. */
-  contexts?: { g1: MsmContext; g2: MsmContext };
+  /** Contexts to run the MSMs on (e.g. `accelerateSnarkjs`'s, of both groups:
+   * without a g2 context the prover rejects); else made here. */
+  contexts?: { g1?: MsmContext; g2?: MsmContext };
   /** Options for both `MsmContext.create` calls, where `contexts` is absent. */
   context?: ContextOptions;
   /** ffjavascript's bn128 curve: H's FFTs on its worker threads (else in wasm, one thread). */
