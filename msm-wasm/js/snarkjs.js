@@ -160,12 +160,12 @@ function le(n, bytes) {
  * without it they run in wasm on one thread.
  */
 export async function groth16Prover(zkey, options = {}) {
-  const bytes = bytesOf(zkey);
-  const key = Groth16Key.parse(bytes);
   let contexts = options.contexts;
   if (contexts && !(contexts.g1 && contexts.g2)) {
     throw new Error("groth16Prover: options.contexts must hold a g1 and a g2 context");
   }
+  const bytes = bytesOf(zkey);
+  const key = Groth16Key.parse(bytes);
   if (!contexts) {
     const make = (group) => MsmContext.create({ ...(options.context ?? {}), curve: "bn254", group });
     contexts = { g1: await make("g1"), g2: await make("g2") };
