@@ -88,14 +88,6 @@ crate::knobs::table::knob_table! {
     walker_straight: bool = false;
         camel "walkerStraight", alias "straight", ts "boolean", values "true | false",
         shader true;
-    /// Overlap the walker's root inversion with additions: the first 32
-    /// invocations of each workgroup walk no slots (one of them inverts),
-    /// and each thread's slots run as two halves, one adding while the
-    /// other's product is inverted. Needs an even `walker_slots` and
-    /// `walker_tpb` above 32.
-    walker_overlap: bool = false;
-        camel "walkerOverlap", alias "overlap", ts "boolean", values "true | false",
-        shader true;
     /// Number of walker threads. `None`: chosen by `crate::plan` from the
     /// entry count and the adapter (task length, occupancy, loop budget).
     walker_threads: Option<u32> = None;
@@ -182,13 +174,6 @@ impl MsmConfig {
             fused: self.walker_fused,
             unroll: self.walker_unroll,
             straight: self.walker_straight,
-            overlap: self.walker_overlap,
         }
-    }
-
-    /// Invocations of a walker workgroup that walk slots (the threads the
-    /// plan counts): `walker_tpb`, less the overlapped walk's inverters.
-    pub fn walker_workers(&self) -> u32 {
-        self.walker_tpb.saturating_sub(self.walker_variant().inverters())
     }
 }

@@ -6,7 +6,7 @@ mod common;
 use ark_bn254::{Fr, G1Affine, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{UniformRand, Zero};
-use common::knobs::{knob_matrix, knob_values, pairwise_cover, walker_config, KNOB_DIMS};
+use common::knobs::{knob_matrix, pairwise_cover, walker_config};
 use common::{ctx, rng};
 use msm_core::cpu;
 use msm_core::layout::{PointRecord, NO_BUCKET};
@@ -94,15 +94,6 @@ fn adversarial_inputs_match_arkworks() {
                 ..Default::default()
             };
             check(ctx, &bases, &scalars, &few, &format!("{layout} {what}, 16 threads"));
-            // the overlapped walk: three workgroups of 32 workers, the last
-            // partly idle, every step's halves through one tree
-            let overlap = MsmConfig {
-                walker_overlap: true,
-                walker_tpb: 64,
-                walker_threads: Some(80),
-                ..few.clone()
-            };
-            check(ctx, &bases, &scalars, &overlap, &format!("{layout} {what}, overlapped"));
         }
     }
 }
@@ -164,13 +155,19 @@ fn knob_pairs_cover_is_a_cover() {
     let matrix = knob_matrix(ctx);
     let cover = pairwise_cover(&matrix);
     assert!(
-        cover.len() <= 20 && cover.len() < matrix.len(),
+        cover.len() <= 16 && cover.len() < matrix.len(),
         "{} of {}",
         cover.len(),
         matrix.len()
     );
-    for (a, b) in (0..KNOB_DIMS).flat_map(|a| (a + 1..KNOB_DIMS).map(move |b| (a, b))) {
-        let pick = |c: &MsmConfig, i: usize| knob_values(c)[i];
+    for (a, b) in (0..5).flat_map(|a| (a + 1..5).map(move |b| (a, b))) {
+        let pick = |c: &MsmConfig, i: usize| match i {
+            0 => c.walker_tpb,
+            1 => c.walker_pref_mem as u32,
+            2 => c.walker_slots,
+            3 => c.walker_cache_dx as u32,
+            _ => c.walker_fused as u32,
+        };
         let want: std::collections::HashSet<_> = matrix.iter().map(|(c, _)| (pick(c, a), pick(c, b))).collect();
         let got: std::collections::HashSet<_> = cover.iter().map(|(c, _)| (pick(c, a), pick(c, b))).collect();
         assert_eq!(want, got, "knobs {a} and {b}");
@@ -254,15 +251,6 @@ fn invalid_configs_are_clear_errors() {
     };
     let e = run(huge);
     assert!(e.contains("workgroup") || e.contains("walker_tpb"), "{e}");
-    for (slots, tpb) in [(3, 64), (4, 32)] {
-        let e = run(MsmConfig {
-            walker_overlap: true,
-            walker_slots: slots,
-            walker_tpb: tpb,
-            ..Default::default()
-        });
-        assert!(e.contains("walker_overlap"), "{e}");
-    }
 }
 
 fn by_bucket(plan: &Plan, recs: &[PointRecord], split: &[u32], repr: &FieldRepr) -> Vec<Option<G1Affine>> {
@@ -275,13 +263,11 @@ fn by_bucket(plan: &Plan, recs: &[PointRecord], split: &[u32], repr: &FieldRepr)
 /// vector, and three vectors over the same bases as one joint plan.
 #[test]
 fn passes_match_cpu_twins() {
-    passes_match(1, false);
-    passes_match(3, false);
-    // the overlapped walk writes the same bucket sums and partials
-    passes_match(1, true);
+    passes_match(1);
+    passes_match(3);
 }
 
-fn passes_match(vectors: usize, walker_overlap: bool) {
+fn passes_match(vectors: usize) {
     let ctx = default_ctx();
     let repr = FieldRepr::new(ctx.field_layout());
     let n = 700;
@@ -292,12 +278,8 @@ fn passes_match(vectors: usize, walker_overlap: bool) {
     scalars[7] = -Fr::from(1u64);
     let config = MsmConfig {
         window_bits: Some(6),
-        // the overlapped walk's two inversions an iteration: shorter walks
-        // under a loop cap
-        walker_threads: Some(32 * vectors as u32 * if walker_overlap { 2 } else { 1 }),
+        walker_threads: Some(32 * vectors as u32),
         walker_slots: 4,
-        walker_overlap,
-        walker_tpb: if walker_overlap { 48 } else { MsmConfig::default().walker_tpb },
         ..Default::default()
     };
     let b = ctx.upload_bases_blocking(&bases).unwrap();

@@ -21,8 +21,6 @@ export interface MsmOptions {
   walkerUnroll?: boolean;
   /** The walker's field code written out straight (no row loops) where the context's is row loops: a larger shader that compiles slower and runs a few percent faster at large sizes (built in for BN254 G1 on discrete GPUs from 2^17, where measured so). Default: false. */
   walkerStraight?: boolean;
-  /** Overlap the walker's root inversion with additions: the first 32 invocations of each workgroup walk no slots (one of them inverts), and each thread's slots run as two halves, one adding while the other's product is inverted. Default: false. */
-  walkerOverlap?: boolean;
   /** Number of walker threads. Default: auto. */
   walkerThreads?: number | "auto";
   /** How the walker's tasks follow bucket boundaries: equal shares, or aligned to the buckets they start in. Default: equal. */

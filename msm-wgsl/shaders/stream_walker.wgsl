@@ -236,217 +236,99 @@ fn peel(s: u32, inv: Fq, task: u32, total: u32) {
     }
 }
 
-// Slot s's next addition: opens a segment where the last one ended, loads
-// the points and classifies the addition; returns its denominator (one
-// where the slot has no addition this iteration).
-fn forward_slot(s: u32) -> Fq {
-    var den = FQ_ONE;
-    kind[s] = KIND_NONE;
-    if pos[s] < task_end[s] {
-        if !open[s] {
-            open[s] = true;
-            if seg_end[s] != 0u {
-                bucket[s] = next_bucket(bucket[s], pos[s]);
-            }
-            seg_end[s] = offsets[bucket[s] + 1u];
-            seg_start[s] = pos[s];
-            acc_valid[s] = false;
-        }
-        if !acc_valid[s] {
-            let e0 = l0_index[pos[s]];
-            acc_x[s] = base_x[base_index(e0)];
-            acc_y[s] = fq_pack(load_y(e0));
-            acc_valid[s] = true;
-            pos[s] += 1u;
-            if pos[s] < task_end[s] && pos[s] < seg_end[s] {
-                r_entry[s] = l0_index[pos[s]];
-                pos[s] += 1u;
-                den = classify(s);
-            }
-        } else {
-            r_entry[s] = l0_index[pos[s]];
-            pos[s] += 1u;
-            den = classify(s);
-        }
-    }
-#ifdef CACHE_DX
-    den_cache[s] = fq_pack(den);
-#endif
-    return den;
-}
-
-// Slot state for thread t's S tasks, and their default partials.
-fn init_slots(t: u32, in_range: bool, total: u32) {
-    // a bucket starting at or before this thread's next task
-    var hint = 0u;
-#unroll s S
-    let k = t * S + s;
-    var a = 0u;
-    var b = 0u;
-    if in_range {
-        a = task_begin(k, total);
-        b = task_begin(k + 1u, total);
-        // Default records: no head (an empty task inside a bucket passes
-        // it through), no tail.
-        var through = false;
-        if a == b && a > 0u && a < total {
-            through = offsets[bucket_at(a - 1u, 0u) + 1u] > a;
-        }
-        var none = PointRecord();
-        none.bucket = NO_BUCKET;
-        none.through = u32(through);
-        partials[2u * k] = none;
-        none.through = 0u;
-        partials[2u * k + 1u] = none;
-    }
-    task_start[s] = a;
-    task_end[s] = b;
-    pos[s] = a;
-    open[s] = false;
-    acc_valid[s] = false;
-    seg_end[s] = 0u;
-    // the first segment's bucket (the thread's tasks are consecutive)
-    if a < b {
-        hint = bucket_at(a, hint);
-        bucket[s] = hint;
-    }
-#endunroll
-}
-
-// How many invocations of the workgroup had a live slot (a barrier; call in
-// workgroup-uniform control flow).
-fn count_live(li: u32, live: bool) -> u32 {
-    if live {
-        atomicAdd(&live_count, 1u);
-    }
-    workgroupBarrier();
-    if li == 0u {
-        any_live = atomicLoad(&live_count);
-        atomicStore(&live_count, 0u);
-    }
-    return workgroupUniformLoad(&any_live);
-}
-
-#ifdef OVERLAP
-// The overlapped walk (walker_overlap): each thread's slots run as two
-// halves of H. While invocation 0 (one of the INVERTERS invocations that
-// walk no slots) inverts the product of the half in the tree, the workers
-// peel the other half with its inverses from the step before and choose its
-// next additions; then the tree hands out its inverses and takes the other
-// half's products. One inversion's latency hides behind half the additions.
-const H: u32 = S / 2u;
-// A step's verdict when neither half had a live slot.
-const WALK_DONE: u32 = 0xffffffffu;
-// The inverse of the half last in the tree, for its peel in the next step.
-var<private> held_inv: Fq;
-
-struct Forward {
-    prefix: Fq,
-    live: bool,
-}
-
-// Slots [lo, lo + H): their next additions and their prefix products.
-fn forward_half(lo: u32, li: u32) -> Forward {
-    var f = Forward(FQ_ONE, false);
-    for (var i = 0u; i < H; i++) {
-        let s = lo + i;
-        f.live = f.live || pos[s] < task_end[s];
-        f.prefix = fq_mul(f.prefix, forward_slot(s));
-        pref_store(li, s, fq_pack(f.prefix));
-    }
-    return f;
-}
-
-// Slots [lo, lo + H) given `inv`, the inverse of their product: each slot's
-// inverse from the prefix products, then the additions. A half never walked
-// forward has no additions (its kinds start as KIND_NONE), so it is a no-op.
-fn back_half(lo: u32, li: u32, inv_in: Fq, t: u32, total: u32) {
-    var inv = inv_in;
-    for (var i = 0u; i < H; i++) {
-        let s = lo + H - 1u - i;
-        var inv_s = inv;
-        if s > lo {
-            inv_s = fq_mul(inv, fq_unpack(pref_load(li, s - 1u)));
-        }
-        inv = fq_mul(inv, denominator(s));
-#ifdef FUSED
-        peel(s, inv_s, t * S + s, total);
-#else
-        pref_store(li, s, fq_pack(inv_s));
-#endif
-    }
-#ifndef FUSED
-    for (var i = 0u; i < H; i++) {
-        let s = lo + i;
-        peel(s, fq_unpack(pref_load(li, s)), t * S + s, total);
-    }
-#endif
-}
-
-// One step with half `lo` outside the tree; `tree_live` counts the tree
-// half's live invocations. Returns this step's count for half `lo` (now in
-// the tree), or WALK_DONE. Workgroup-uniform control flow.
-fn overlap_step(lo: u32, li: u32, wi: u32, worker: bool, tree_live: u32, t: u32, total: u32) -> u32 {
-    if li == 0u {
-        tree_invert_root();
-    }
-    var f = Forward(FQ_ONE, false);
-    if worker {
-        back_half(lo, li, held_inv, t, total);
-        f = forward_half(lo, li);
-    }
-    let live = count_live(li, f.live);
-    held_inv = tree_down(li, wi);
-    if tree_live == 0u && live == 0u {
-        return WALK_DONE;
-    }
-    tree_up(li, wi, worker, f.prefix, TPB - INVERTERS);
-    return live;
-}
-#endif
-
 @compute @workgroup_size(TPB)
 fn main(
-    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(local_invocation_index) li: u32,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    // the first INVERTERS invocations (walker_overlap only) walk no slots
-    let worker = li >= INVERTERS;
-    let wi = select(0u, li - INVERTERS, worker);
-    let t = (wid.x + wid.y * nwg.x) * (TPB - INVERTERS) + wi;
-    let in_range = worker && t * S < params.tasks;
+    let t = gid.x + gid.y * nwg.x * TPB;
+    let in_range = t * S < params.tasks;
     let total = offsets[params.rows * params.buckets];
-    init_slots(t, in_range, total);
-#ifdef OVERLAP
-    held_inv = FQ_ONE;
-    var f = Forward(FQ_ONE, false);
-    if worker {
-        f = forward_half(0u, li);
-    }
-    var live = count_live(li, f.live);
-    tree_up(li, wi, worker, f.prefix, TPB - INVERTERS);
-    loop {
-        live = overlap_step(H, li, wi, worker, live, t, total);
-        if live == WALK_DONE {
-            break;
+    // a bucket starting at or before this thread's next task
+    var hint = 0u;
+#unroll s S
+        let k = t * S + s;
+        var a = 0u;
+        var b = 0u;
+        if in_range {
+            a = task_begin(k, total);
+            b = task_begin(k + 1u, total);
+            // Default records: no head (an empty task inside a bucket passes
+            // it through), no tail.
+            var through = false;
+            if a == b && a > 0u && a < total {
+                through = offsets[bucket_at(a - 1u, 0u) + 1u] > a;
+            }
+            var none = PointRecord();
+            none.bucket = NO_BUCKET;
+            none.through = u32(through);
+            partials[2u * k] = none;
+            none.through = 0u;
+            partials[2u * k + 1u] = none;
         }
-        live = overlap_step(0u, li, wi, worker, live, t, total);
-        if live == WALK_DONE {
-            break;
+        task_start[s] = a;
+        task_end[s] = b;
+        pos[s] = a;
+        open[s] = false;
+        acc_valid[s] = false;
+        seg_end[s] = 0u;
+        // the first segment's bucket (the thread's tasks are consecutive)
+        if a < b {
+            hint = bucket_at(a, hint);
+            bucket[s] = hint;
         }
-    }
-#else
+#endunroll
     loop {
         var live = false;
         var prefix = FQ_ONE;
         // forward: choose each slot's addition, accumulate the prefix product
 #unroll s S
-            live = live || pos[s] < task_end[s];
-            prefix = fq_mul(prefix, forward_slot(s));
+            var den = FQ_ONE;
+            kind[s] = KIND_NONE;
+            if pos[s] < task_end[s] {
+                live = true;
+                if !open[s] {
+                    open[s] = true;
+                    if seg_end[s] != 0u {
+                        bucket[s] = next_bucket(bucket[s], pos[s]);
+                    }
+                    seg_end[s] = offsets[bucket[s] + 1u];
+                    seg_start[s] = pos[s];
+                    acc_valid[s] = false;
+                }
+                if !acc_valid[s] {
+                    let e0 = l0_index[pos[s]];
+                    acc_x[s] = base_x[base_index(e0)];
+                    acc_y[s] = fq_pack(load_y(e0));
+                    acc_valid[s] = true;
+                    pos[s] += 1u;
+                    if pos[s] < task_end[s] && pos[s] < seg_end[s] {
+                        r_entry[s] = l0_index[pos[s]];
+                        pos[s] += 1u;
+                        den = classify(s);
+                    }
+                } else {
+                    r_entry[s] = l0_index[pos[s]];
+                    pos[s] += 1u;
+                    den = classify(s);
+                }
+            }
+#ifdef CACHE_DX
+            den_cache[s] = fq_pack(den);
+#endif
+            prefix = fq_mul(prefix, den);
             pref_store(li, s, fq_pack(prefix));
 #endunroll
-        if count_live(li, live) == 0u {
+        if live {
+            atomicAdd(&live_count, 1u);
+        }
+        workgroupBarrier();
+        if li == 0u {
+            any_live = atomicLoad(&live_count);
+            atomicStore(&live_count, 0u);
+        }
+        if workgroupUniformLoad(&any_live) == 0u {
             break;
         }
         var inv = batch_inverse(li, prefix);
@@ -470,5 +352,4 @@ fn main(
 #endunroll
 #endif
     }
-#endif
 }

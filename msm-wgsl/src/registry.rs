@@ -54,26 +54,6 @@ pub struct WalkerVariant {
     /// Straight-line field code in this walker whatever the library's
     /// (row loops, looped).
     pub straight: bool,
-    /// The root inversion overlapped with additions: the first
-    /// [`WALKER_INVERTERS`] invocations walk no slots, and each thread's
-    /// slots run as two halves (S even).
-    pub overlap: bool,
-}
-
-/// Invocations of an overlapped walker's workgroup that walk no slots (one
-/// of them inverts): a subgroup on NVIDIA and Apple GPUs, so the inverting
-/// lane's subgroup holds no worker.
-pub const WALKER_INVERTERS: u32 = 32;
-
-impl WalkerVariant {
-    /// Invocations below this index in a workgroup walk no slots.
-    pub fn inverters(&self) -> u32 {
-        if self.overlap {
-            WALKER_INVERTERS
-        } else {
-            0
-        }
-    }
 }
 
 /// One shader of the library.
@@ -236,16 +216,11 @@ impl ShaderLibrary {
                 field = self.straight_field.get_or_init(|| field_module_for(&straight));
             }
             unroll = v.unroll.then_some(v.slots);
-            walker_config = format!(
-                "// slots per walker thread\nconst S: u32 = {}u;\n// invocations that walk no slots\nconst INVERTERS: u32 = {}u;\n",
-                v.slots,
-                v.inverters()
-            );
+            walker_config = format!("// slots per walker thread\nconst S: u32 = {}u;\n", v.slots);
             for (on, name) in [
                 (v.pref_workgroup, "PREF_WORKGROUP"),
                 (v.cache_dx, "CACHE_DX"),
                 (v.fused, "FUSED"),
-                (v.overlap, "OVERLAP"),
             ] {
                 if on {
                     defines.insert(name);

@@ -29,21 +29,14 @@ fn walker_variants() -> Vec<WalkerVariant> {
             for cache_dx in [false, true] {
                 for fused in [false, true] {
                     for unroll in [false, true] {
-                        for overlap in [false, true] {
-                            // the overlapped walk splits the slots in halves
-                            if overlap && slots % 2 == 1 {
-                                continue;
-                            }
-                            v.push(WalkerVariant {
-                                slots,
-                                pref_workgroup,
-                                cache_dx,
-                                fused,
-                                unroll,
-                                straight: false,
-                                overlap,
-                            });
-                        }
+                        v.push(WalkerVariant {
+                            slots,
+                            pref_workgroup,
+                            cache_dx,
+                            fused,
+                            unroll,
+                            straight: false,
+                        });
                     }
                 }
             }
@@ -218,7 +211,6 @@ fn straight_walkers_take_straight_line_field_code() {
             fused: false,
             unroll: false,
             straight,
-            overlap: false,
         })
     };
     for layout in FieldLayout::ALL {

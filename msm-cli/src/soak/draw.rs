@@ -42,9 +42,7 @@ fn knob_value(name: &str, rng: &mut ChaCha20Rng, n: usize, max_tpb: u32) -> Opti
         "walker_tpb" => pick(rng, &["32", "64", "96", "128", "160", "192", "256"]).into(),
         "walker_pref_mem" => pick(rng, &["private", "workgroup"]).into(),
         "walker_slots" => (1 + below(rng, 16)).to_string(),
-        "walker_cache_dx" | "walker_fused" | "walker_unroll" | "walker_straight" | "walker_overlap" | "timing" => {
-            boolean(rng)
-        }
+        "walker_cache_dx" | "walker_fused" | "walker_unroll" | "walker_straight" | "timing" => boolean(rng),
         "walker_threads" => {
             let v = if chance(rng, 2) {
                 1 << below(rng, 17)

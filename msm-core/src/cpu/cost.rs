@@ -65,10 +65,8 @@ pub fn count(plan: &Plan, config: &MsmConfig, counts: &[u32]) -> OpCounts {
     let bucket_of = |i: u32| (offsets.partition_point(|&o| o <= i) - 1) as u32;
     let mut out = OpCounts::default();
     let s = config.walker_slots as u64;
-    // threads a workgroup (the overlapped walk's inverters walk none)
-    let tpb = config.walker_workers() as u64;
-    let leaves = tree_leaves(config.walker_workers()) as u64;
-    let trees = if config.walker_overlap { 2 } else { 1 };
+    let tpb = config.walker_tpb as u64;
+    let leaves = tree_leaves(config.walker_tpb) as u64;
     let groups = (plan.threads as u64).div_ceil(tpb);
     // tasks with a tail (owners of a split bucket) and tasks with a head
     let mut owners = vec![false; plan.tasks as usize];
@@ -89,10 +87,9 @@ pub fn count(plan: &Plan, config: &MsmConfig, counts: &[u32]) -> OpCounts {
             }
         }
         out.walker_iterations += longest;
-        // per iteration: S prefix, 2S - 1 backward (2S - 2 in halves), and
-        // the tree (one a half in the overlapped walk)
-        out.muls[1] += longest * (tpb * (3 * s - trees) + 3 * trees * (leaves - 1));
-        out.inversions[1] += trees * longest;
+        // per iteration: S prefix, 2S - 1 backward, and the tree
+        out.muls[1] += longest * (tpb * (3 * s - 1) + 3 * (leaves - 1));
+        out.inversions[1] += longest;
     }
     let splits = owners.iter().filter(|&&o| o).count() as u64;
     out.muls[1] += out.walker_additions * PEEL_MULS;

@@ -19,9 +19,9 @@ pub const BINDINGS: &[Binding] = &[
 pub use crate::plan::geometry::walker_workgroup_bytes as workgroup_bytes;
 
 pub fn kernels(config: &MsmConfig, plan: &Plan) -> Vec<Kernel> {
-    let (tpb, workers) = (config.walker_tpb, config.walker_workers());
-    vec![Kernel::new("main", tpb, plan.threads.div_ceil(workers))
+    let tpb = config.walker_tpb;
+    vec![Kernel::new("main", tpb, plan.threads.div_ceil(tpb))
         .with("TPB", tpb)
-        .with("LEAVES", tree_leaves(workers))
-        .with("INNER", tree_leaves(workers).saturating_sub(1).max(1))]
+        .with("LEAVES", tree_leaves(tpb))
+        .with("INNER", tree_leaves(tpb).saturating_sub(1).max(1))]
 }

@@ -20,16 +20,14 @@ impl AdapterBounds {
     /// The most walker iterations one invocation may run under the loop cap:
     /// each iteration spends the slot loops, a bucket search per slot (at
     /// worst every slot opens a segment behind an empty bucket), the tree's
-    /// two level loops and, on one invocation, an inversion (the overlapped
-    /// walk: two trees and two inversions, one a half); the tasks' starts
-    /// take up to four searches per slot once.
+    /// two level loops and, on one invocation, an inversion; the tasks'
+    /// starts take up to four searches per slot once.
     pub fn walker_max_steps(&self, config: &MsmConfig, total_buckets: u64) -> u64 {
         let s = config.walker_slots as u64;
         let slot_loops = if config.walker_fused { 2 * s } else { 3 * s };
-        let levels = geometry::tree_leaves(config.walker_workers()).trailing_zeros() as u64;
-        let trees = if config.walker_overlap { 2 } else { 1 };
+        let levels = geometry::tree_leaves(config.walker_tpb).trailing_zeros() as u64;
         let search = bucket_search_steps(total_buckets);
-        let per_iteration = slot_loops + s * search + trees * (2 * levels + self.inversion_loops as u64 + 4);
+        let per_iteration = slot_loops + s * search + 2 * levels + self.inversion_loops as u64 + 4;
         (LOOP_BUDGET as u64 - s - 4 * s * search) / per_iteration
     }
 

@@ -27,7 +27,7 @@ pub fn tree_leaves(threads: u32) -> u32 {
 /// memory, TPB x S values.
 pub fn walker_workgroup_bytes(config: &MsmConfig, curve: Curve) -> u64 {
     let value = curve.coord_bytes();
-    let leaves = tree_leaves(config.walker_workers()) as u64;
+    let leaves = tree_leaves(config.walker_tpb) as u64;
     let tree = (leaves + (leaves - 1).max(1)) * value;
     let pref = match config.walker_pref_mem {
         PrefMem::Workgroup => config.walker_tpb as u64 * config.walker_slots as u64 * value,

@@ -275,16 +275,6 @@ impl MsmConfig {
                 format!("walker_tpb = {tpb}: the adapter allows 1..={max_tpb} threads per workgroup"),
             ));
         }
-        if self.walker_overlap && (s % 2 == 1 || tpb <= msm_wgsl::registry::WALKER_INVERTERS) {
-            return Err(invalid(
-                "walker_overlap",
-                format!(
-                    "walker_overlap needs an even walker_slots and walker_tpb above {} (its inverters walk no \
-                     slots), not walker_slots = {s} and walker_tpb = {tpb}",
-                    msm_wgsl::registry::WALKER_INVERTERS
-                ),
-            ));
-        }
         let need = geometry::walker_workgroup_bytes(self, bounds.curve);
         if need > bounds.max_workgroup_storage as u64 {
             let hint = if self.walker_pref_mem == PrefMem::Workgroup {

@@ -12,9 +12,7 @@
 //
 // The importing shader declares `override TPB` (its workgroup size); the host
 // sets LEAVES to TPB rounded up to a power of two (leaves past TPB hold one).
-// Call it in workgroup-uniform control flow. The walker's overlapped form
-// calls the three steps itself: tree_up, tree_invert_root on one invocation
-// while the others add, then tree_down.
+// Call it in workgroup-uniform control flow.
 #import field
 
 override LEAVES: u32 = 256u;
@@ -40,15 +38,10 @@ fn tree_set(node: u32, v: FqWords) {
     }
 }
 
-// Up: leaf `leaf` takes x where `has` (the caller's first `used` leaves),
-// leaves from `used` on hold one; then every inner node its children's
-// product. Invocation li pads leaf used + li (TPB >= LEAVES - used).
-fn tree_up(li: u32, leaf: u32, has: bool, x: Fq, used: u32) {
-    if has {
-        inv_leaves[leaf] = fq_pack(x);
-    }
-    if used + li < LEAVES {
-        inv_leaves[used + li] = fq_pack(FQ_ONE);
+fn batch_inverse(li: u32, x: Fq) -> Fq {
+    inv_leaves[li] = fq_pack(x);
+    if li + TPB < LEAVES {
+        inv_leaves[li + TPB] = fq_pack(FQ_ONE);
     }
     workgroupBarrier();
     for (var half = LEAVES / 2u; half > 0u; half >>= 1u) {
@@ -60,16 +53,10 @@ fn tree_up(li: u32, leaf: u32, has: bool, x: Fq, used: u32) {
         }
         workgroupBarrier();
     }
-}
-
-// The root's inverse in place of the root: one invocation calls it.
-fn tree_invert_root() {
-    tree_set(1u, fq_pack(fq_inv(fq_unpack(tree_get(1u)))));
-}
-
-// Down, once the root holds its inverse (and a barrier has passed): each
-// leaf ends holding its value's inverse; returns leaf `leaf`'s.
-fn tree_down(li: u32, leaf: u32) -> Fq {
+    if li == 0u {
+        tree_set(1u, fq_pack(fq_inv(fq_unpack(tree_get(1u)))));
+    }
+    workgroupBarrier();
     for (var half = 1u; half < LEAVES; half <<= 1u) {
         if li < half {
             let node = half + li;
@@ -81,14 +68,5 @@ fn tree_down(li: u32, leaf: u32) -> Fq {
         }
         workgroupBarrier();
     }
-    return fq_unpack(inv_leaves[leaf]);
-}
-
-fn batch_inverse(li: u32, x: Fq) -> Fq {
-    tree_up(li, li, true, x, TPB);
-    if li == 0u {
-        tree_invert_root();
-    }
-    workgroupBarrier();
-    return tree_down(li, li);
+    return fq_unpack(inv_leaves[li]);
 }
