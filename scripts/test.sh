@@ -13,6 +13,9 @@ mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 # of the suite's pipelines are most of a cold run, and the suite's inputs
 # are small (the loop-cap tests run under it too: unoptimised loops count
 # every iteration). No effect on a GPU.
-GALLIVM_PERF="${GALLIVM_PERF:-nopt}" cargo test --workspace "$@"
+# The examples are not built here: clippy's --all-targets checks them, and
+# their links (the Groth16 prover's above all) cost CI about two minutes.
+GALLIVM_PERF="${GALLIVM_PERF:-nopt}" cargo test --workspace --lib --bins --tests "$@"
+cargo test --workspace --doc "$@"
 scripts/test-web.sh
 scripts/test-dawn.sh

@@ -74,27 +74,42 @@ fn adversarial_cases() -> Vec<(&'static str, Vec<G1Affine>, Vec<Fr>)> {
     msm_core::sample::adversarial(301, 7)
 }
 
+// One test a layout, so that the two run side by side (lavapipe compiles
+// each pipeline on one core).
 #[test]
-fn adversarial_inputs_match_arkworks() {
-    for layout in FieldLayout::ALL {
-        let Some(ctx) = ctx(layout) else { continue };
-        for (what, bases, scalars) in adversarial_cases() {
-            check(
-                ctx,
-                &bases,
-                &scalars,
-                &MsmConfig::default(),
-                &format!("{layout} {what}"),
-            );
-            // few walker threads: long walks, many split buckets
-            let few = MsmConfig {
-                walker_threads: Some(16),
-                walker_slots: 2,
-                window_bits: Some(8),
-                ..Default::default()
-            };
-            check(ctx, &bases, &scalars, &few, &format!("{layout} {what}, 16 threads"));
-        }
+fn adversarial_inputs_match_arkworks_32x8() {
+    assert_eq!(FieldLayout::ALL.len(), 3, "a new layout needs its adversarial test");
+    adversarial_inputs_match_arkworks(FieldLayout::Limbs32x8);
+}
+
+#[test]
+fn adversarial_inputs_match_arkworks_13x20() {
+    adversarial_inputs_match_arkworks(FieldLayout::Limbs13x20);
+}
+
+#[test]
+fn adversarial_inputs_match_arkworks_16x16() {
+    adversarial_inputs_match_arkworks(FieldLayout::Limbs16x16);
+}
+
+fn adversarial_inputs_match_arkworks(layout: FieldLayout) {
+    let Some(ctx) = ctx(layout) else { return };
+    for (what, bases, scalars) in adversarial_cases() {
+        check(
+            ctx,
+            &bases,
+            &scalars,
+            &MsmConfig::default(),
+            &format!("{layout} {what}"),
+        );
+        // few walker threads: long walks, many split buckets
+        let few = MsmConfig {
+            walker_threads: Some(16),
+            walker_slots: 2,
+            window_bits: Some(8),
+            ..Default::default()
+        };
+        check(ctx, &bases, &scalars, &few, &format!("{layout} {what}, 16 threads"));
     }
 }
 
