@@ -74,7 +74,7 @@ fn adversarial_cases() -> Vec<(&'static str, Vec<G1Affine>, Vec<Fr>)> {
     msm_core::sample::adversarial(301, 7)
 }
 
-// One test a layout, so that the two run side by side (lavapipe compiles
+// One test a layout, so that they run side by side (lavapipe compiles
 // each pipeline on one core).
 #[test]
 fn adversarial_inputs_match_arkworks_32x8() {
