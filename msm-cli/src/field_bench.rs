@@ -21,7 +21,8 @@ pub struct Args {
     /// inversion and one multiplication).
     #[arg(long, default_value = "mul")]
     op: String,
-    /// Inversion algorithms for `--op inv` (fermat, gcd); default: both.
+    /// Inversion algorithms for `--op inv` (fermat, gcd, bingcd, safegcd,
+    /// safegcd64); default: every one the layout runs.
     #[arg(long, value_delimiter = ',')]
     inversion: Vec<String>,
     /// The base field: bn254 (254-bit Fq) or bls12-381 (381-bit Fq).

@@ -39,8 +39,8 @@ pub struct GpuArgs {
     /// under a loop cap mixed in the 64-bit layout over Fq, else unrolled).
     #[arg(long)]
     pub field_code: Option<String>,
-    /// Field inversion: fermat, gcd or bingcd (default: fermat under a loop
-    /// cap, bingcd with 64-bit integers, gcd elsewhere).
+    /// Field inversion: fermat, gcd, bingcd, safegcd or safegcd64 (default:
+    /// fermat under a loop cap, bingcd with 64-bit integers, gcd elsewhere).
     #[arg(long)]
     pub inversion: Option<String>,
     /// Folder of the pipeline cache kept across processes, or `off`

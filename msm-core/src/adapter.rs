@@ -112,16 +112,17 @@ pub fn default_field_code(info: &wgpu::AdapterInfo, curve: Curve, layout: FieldL
 
 /// The inversion used when none is asked for. One invocation inverts for its
 /// whole workgroup while the others wait, so latency is what counts
-/// (docs/benchmarks.md): Pornin's bingcd where 64-bit integers exist, the
-/// binary GCD on the portable layouts, and Fermat under a loop cap (78 loop
-/// iterations, against hundreds).
+/// (docs/benchmarks.md): safegcd with 64-bit accumulators where 64-bit
+/// integers exist (half bingcd's latency on the H200), safegcd in 32-bit
+/// integers on the portable layouts (a sixth of the binary GCD's), and Fermat
+/// under a loop cap (78 loop iterations, against hundreds).
 pub fn default_inversion(info: &wgpu::AdapterInfo, layout: FieldLayout) -> Inversion {
     if has_loop_cap(info) {
         Inversion::Fermat
-    } else if Inversion::Bingcd.supports(layout) {
-        Inversion::Bingcd
+    } else if Inversion::Safegcd64.supports(layout) {
+        Inversion::Safegcd64
     } else {
-        Inversion::BinaryGcd
+        Inversion::Safegcd
     }
 }
 

@@ -166,7 +166,12 @@ fn gcd_inversions_match_arkworks() {
         many.extend([p, p - Fq::from(1u64), -p, Fq::from(k + 1)]);
     }
     for layout in FieldLayout::ALL {
-        for inversion in [Inversion::BinaryGcd, Inversion::Bingcd] {
+        for inversion in [
+            Inversion::BinaryGcd,
+            Inversion::Bingcd,
+            Inversion::Safegcd,
+            Inversion::Safegcd64,
+        ] {
             if !inversion.supports(layout) {
                 continue;
             }

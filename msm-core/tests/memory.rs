@@ -167,7 +167,7 @@ fn peak_gpu_memory_per_logn() {
             max_workgroup_storage: 48 << 10,
             max_binding_size: (1 << 31) - 1,
             loop_capped: false,
-            inversion_loops: Inversion::Bingcd.max_loop_iterations(),
+            inversion_loops: Inversion::Safegcd64.max_loop_iterations(),
             mul_loops: 4,
             walker_mul_loops: 4,
             field_int64: true,

@@ -151,7 +151,7 @@ export interface AdapterDescription {
   fieldLayout: string;
   fieldCode: "unrolled" | "looped" | "rows" | "mixed";
   /** The field inversion the shaders use. */
-  inversion: "fermat" | "gcd" | "bingcd";
+  inversion: "fermat" | "gcd" | "bingcd" | "safegcd" | "safegcd64";
   /** Where buckets become window sums with this context's knobs. */
   reduce: "gpu" | "host";
   /** Per-pass GPU timings are available. */

@@ -1,6 +1,6 @@
-//! The field inversion `fq_inv`, in one of two algorithms.
+//! The field inversion `fq_inv`, in one of five algorithms.
 //!
-//! Both map 0 to 0. Fermat is branch-free and short in loop iterations (78),
+//! All map 0 to 0. Fermat is branch-free and short in loop iterations (78),
 //! which suits adapters with a loop budget; the binary GCD does a fifth of the
 //! arithmetic but about 800 loop iterations, most of them a few word operations.
 //! An MSM inverts once per workgroup iteration on one invocation, so what costs
@@ -12,6 +12,8 @@ use std::fmt::Write;
 use crate::layout::{FieldConstants, FieldLayout};
 
 pub(super) use super::bingcd::{bingcd, bingcd_rounds, BINGCD_ROUNDS};
+pub(super) use super::safegcd::safegcd;
+use super::safegcd::SafegcdShape;
 
 /// How `fq_inv` is computed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -28,10 +30,24 @@ pub enum Inversion {
     /// matrix; 18 rounds. Needs 64-bit shader integers (the 32x8-int64
     /// layout). A twelfth of Fermat's latency on one invocation.
     Bingcd,
+    /// Bernstein and Yang's safegcd, variable time, in 32-bit integers only
+    /// (every layout): rounds of 14 divsteps on the low bits (the trailing
+    /// zeros shifted out at once, runs without a swap one multiply-add), then
+    /// one update of 14-bit signed limbs.
+    Safegcd,
+    /// safegcd with 64-bit accumulators: rounds of 30 divsteps and 30-bit
+    /// limbs, half the rounds. Needs 64-bit shader integers.
+    Safegcd64,
 }
 
 impl Inversion {
-    pub const ALL: [Inversion; 3] = [Inversion::Fermat, Inversion::BinaryGcd, Inversion::Bingcd];
+    pub const ALL: [Inversion; 5] = [
+        Inversion::Fermat,
+        Inversion::BinaryGcd,
+        Inversion::Bingcd,
+        Inversion::Safegcd,
+        Inversion::Safegcd64,
+    ];
 
     /// Short stable name, used on the command line and in reports.
     pub const fn name(self) -> &'static str {
@@ -39,12 +55,15 @@ impl Inversion {
             Inversion::Fermat => "fermat",
             Inversion::BinaryGcd => "gcd",
             Inversion::Bingcd => "bingcd",
+            Inversion::Safegcd => "safegcd",
+            Inversion::Safegcd64 => "safegcd64",
         }
     }
 
-    /// Whether this inversion runs on `layout` (bingcd needs 64-bit integers).
+    /// Whether this inversion runs on `layout` (bingcd and safegcd64 need
+    /// 64-bit integers).
     pub const fn supports(self, layout: FieldLayout) -> bool {
-        !matches!(self, Inversion::Bingcd) || layout.needs_int64()
+        !matches!(self, Inversion::Bingcd | Inversion::Safegcd64) || layout.needs_int64()
     }
 
     /// Loop iterations one inversion may spend in BN254's Fq (a bound, for
@@ -56,6 +75,8 @@ impl Inversion {
             Inversion::BinaryGcd => 1024,
             // rounds x (31 steps + 1)
             Inversion::Bingcd => BINGCD_ROUNDS * 32 + 4,
+            Inversion::Safegcd => SafegcdShape::new(254, false).max_loop_iterations(),
+            Inversion::Safegcd64 => SafegcdShape::new(254, true).max_loop_iterations(),
         }
     }
 
@@ -65,6 +86,8 @@ impl Inversion {
         let bits = field.modulus().bits() as u32;
         match self {
             Inversion::Bingcd => bingcd_rounds(bits) * 32 + 4,
+            Inversion::Safegcd => SafegcdShape::new(bits, false).max_loop_iterations(),
+            Inversion::Safegcd64 => SafegcdShape::new(bits, true).max_loop_iterations(),
             _ => (self.max_loop_iterations() * bits).div_ceil(254) + 8 * u32::from(bits > 254),
         }
     }
@@ -82,7 +105,7 @@ impl std::str::FromStr for Inversion {
         Self::ALL
             .into_iter()
             .find(|i| i.name() == s)
-            .ok_or_else(|| format!("unknown inversion `{s}`: expected fermat, gcd or bingcd"))
+            .ok_or_else(|| format!("unknown inversion `{s}`: expected fermat, gcd, bingcd, safegcd or safegcd64"))
     }
 }
 

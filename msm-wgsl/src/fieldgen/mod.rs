@@ -20,6 +20,7 @@ mod ext2;
 mod inverse;
 mod mul;
 mod options;
+mod safegcd;
 mod scalar;
 mod subgroup;
 mod wide;
@@ -102,6 +103,8 @@ pub fn field_module_for(opts: &FieldOptions) -> String {
         Inversion::Fermat => inverse::fermat(&mut s, &c),
         Inversion::BinaryGcd => inverse::binary_gcd(&mut s, &c),
         Inversion::Bingcd => inverse::bingcd(&mut s, &c),
+        Inversion::Safegcd => inverse::safegcd(&mut s, &c, false),
+        Inversion::Safegcd64 => inverse::safegcd(&mut s, &c, true),
     }
     s
 }
