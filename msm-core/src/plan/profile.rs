@@ -255,10 +255,12 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
 /// there, whose walker compiles in 1.6 s instead of 2.6 s on a fresh
 /// machine). BLS12-381 G1 lost with it (1.09x at 2^20), BN254 G2 was level.
 /// With it 16 slots a thread win from 2^21 (0.97x at 2^21, 0.93x at 2^22,
-/// 0.90x at 2^23, 0.89x at 2^24; at 2^18 and 2^20 the shapes stay).
+/// 0.90x at 2^23, 0.89x at 2^24; at 2^18 and 2^20 the shapes stay). With
+/// safegcd's shorter inversion 2 slots win at 2^17 as at 2^16 (H100, ABBA:
+/// 0.90x against 4; 1 slot 0.90x, 8 slots 1.08x).
 const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
     (0, 16, &[("walker_slots", "2")]),
-    (17, 17, &[("walker_straight", "true")]),
+    (17, 17, &[("walker_slots", "2"), ("walker_straight", "true")]),
     (18, 19, &[("walker_slots", "8"), ("walker_straight", "true")]),
     (20, 20, &[("walker_tpb", "512"), ("walker_straight", "true")]),
     (
@@ -378,7 +380,12 @@ mod tests {
         let straight = |n: usize| config_in_ranges(&ranges, n).walker_straight;
         assert_eq!((straight(1 << 16), straight(1 << 17), straight(1 << 24)), (false, true, true));
         let mid = config_in_ranges(&ranges, 1 << 17);
-        assert_eq!(mid, MsmConfig { walker_straight: true, ..MsmConfig::default() });
+        let two_slots = MsmConfig {
+            walker_straight: true,
+            walker_slots: 2,
+            ..MsmConfig::default()
+        };
+        assert_eq!(mid, two_slots);
         let big = config_in_ranges(&ranges, 1 << 22);
         assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 16, Some(65_536)));
         let portable = builtin_ranges(&gpu, "13x20", &bounds(49_152));
