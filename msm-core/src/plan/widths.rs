@@ -57,14 +57,16 @@ pub fn auto_window_bits_of(n: usize, curve: Curve) -> u32 {
 /// products. Without, walker_combine's chains at c = 13 cost more than
 /// reduce's doubled work at c = 15: 2^16 and 2^17 take c = 15 (on the H200
 /// under Dawn, GPU 9.6 -> 7.3 ms at 2^16 and 12.0 -> 9.4 ms at 2^17; c = 12
-/// and 14 lose; docs/benchmarks.md).
+/// and 14 lose; docs/benchmarks.md). BN254 G1 takes it with 64-bit
+/// products too since safegcd shortened the walker's inversion (H200, ABBA:
+/// GPU 0.90x at 2^16, 0.89x at 2^17; c = 12 and 14 lose at 2^16).
 pub fn auto_window_bits_for(n: usize, int64: bool, curve: Curve) -> u32 {
     let c = auto_window_bits_of(n, curve);
     let log = usize::BITS - n.max(1).leading_zeros() - 1;
     // the wider window, where its top window is not thin (BN254's 15; for
     // BLS12-381, whose 15 leaves 0 bits there, 16)
     let wide = (15..=16).find(|&w| curve.top_window_bits(w) >= 4).unwrap_or(c);
-    if !int64 && (16..=17).contains(&log) {
+    if (!int64 || curve == Curve::Bn254G1) && (16..=17).contains(&log) {
         wide
     } else {
         c
@@ -86,7 +88,7 @@ mod tests {
         assert_eq!(auto_window_bits(1 << 17), 13);
         assert_eq!(auto_window_bits(1 << 20), 16);
         assert_eq!(auto_window_bits(1 << 22), 16);
-        // the portable layouts take c = 15 at 2^16 and 2^17 only
+        // BN254 G1 takes c = 15 at 2^16 and 2^17 only, in every layout
         for log in 0..=26 {
             let n = 1usize << log;
             let want = if (16..=17).contains(&log) {
@@ -95,7 +97,12 @@ mod tests {
                 auto_window_bits(n)
             };
             assert_eq!(auto_window_bits_for(n, false, Curve::Bn254G1), want, "log {log}");
-            assert_eq!(auto_window_bits_for(n, true, Curve::Bn254G1), auto_window_bits(n), "log {log}");
+            assert_eq!(auto_window_bits_for(n, true, Curve::Bn254G1), want, "log {log}");
+            assert_eq!(
+                auto_window_bits_for(n, true, Curve::Bn254G2),
+                auto_window_bits_of(n, Curve::Bn254G2),
+                "log {log}"
+            );
             let bls = Curve::Bls12_381G1;
             let c = auto_window_bits_for(n, true, bls);
             assert!(c == 4 || bls.top_window_bits(c) >= 4, "log {log}: c = {c}");
