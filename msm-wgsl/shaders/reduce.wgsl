@@ -26,8 +26,8 @@
 // workgroup size of segments and groups
 override WG: u32 = 64u;
 // workgroup size of windows: a row's groups rounded up to a power of two
-// (4 at 2^16)
-override WIN_WG: u32 = 4u;
+// (16 at 2^16)
+override WIN_WG: u32 = 16u;
 
 @group(0) @binding(0) var<uniform> params: MsmParams;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;

@@ -422,7 +422,7 @@ mod tests {
     #[test]
     fn defaults_plan() {
         let p = MsmConfig::default().plan(1 << 16, &bounds()).unwrap();
-        assert_eq!((p.c, p.windows, p.buckets), (13, 20, 4096));
+        assert_eq!((p.c, p.windows, p.buckets), (15, 17, 16384));
         assert_eq!(p.tasks, p.threads * MsmConfig::default().walker_slots);
         assert!(p.windows * p.c >= 255);
     }
