@@ -19,9 +19,11 @@ use num_bigint::BigUint;
 
 use crate::layout::{to_limbs, FieldConstants};
 
-/// Divsteps that bring g to 0 from any 0 <= g <= f < 2^bits, f odd (Bernstein
-/// and Yang, "Fast constant-time gcd computation and modular inversion",
-/// theorem 11.2, for bits >= 46): 736 for BN254's Fq, 1103 for BLS12-381's.
+/// Divsteps that bring g to 0 from any 0 <= g <= f < 2^bits, f odd: Bernstein
+/// and Yang ("Fast constant-time gcd computation and modular inversion",
+/// theorem 11.2) bound them by floor((49 bits + 57) / 17) from 46 bits; the
+/// constant 80 (their bound below 46 bits) leaves a step or two of margin:
+/// 736 for BN254's Fq, 1102 for BLS12-381's.
 pub const fn divsteps_bound(bits: u32) -> u32 {
     (49 * bits + 80) / 17
 }
