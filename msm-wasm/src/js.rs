@@ -30,8 +30,9 @@ export interface ContextOptions extends GroupOptions {
   fieldLayout?: "13x20" | "16x16" | "32x8-int64";
   /** Field multiplication code; default on a GPU "mixed" ("rows" for BLS12-381 G2), "looped" on SwiftShader, "unrolled" under a loop cap. */
   fieldCode?: "unrolled" | "looped" | "rows" | "mixed";
-  /** Field inversion; default "gcd" (binary GCD), "fermat" under a loop cap. */
-  inversion?: "fermat" | "gcd";
+  /** Field inversion; default "safegcd" (Bernstein-Yang divsteps in 32-bit
+   * integers), "fermat" under a loop cap; "gcd" is the binary GCD. */
+  inversion?: "fermat" | "gcd" | "safegcd";
   /** Request timestamp-query when the adapter has it (default true). */
   timestamps?: boolean;
   /** Device limits: everything the adapter offers (default), or WebGPU's
