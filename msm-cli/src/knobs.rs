@@ -40,7 +40,8 @@ pub struct GpuArgs {
     #[arg(long)]
     pub field_code: Option<String>,
     /// Field inversion: fermat, gcd, bingcd, safegcd or safegcd64 (default:
-    /// fermat under a loop cap, bingcd with 64-bit integers, gcd elsewhere).
+    /// fermat under a loop cap, safegcd64 with 64-bit integers, safegcd
+    /// elsewhere).
     #[arg(long)]
     pub inversion: Option<String>,
     /// Folder of the pipeline cache kept across processes, or `off`

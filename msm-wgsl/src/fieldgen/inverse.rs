@@ -2,7 +2,9 @@
 //!
 //! All map 0 to 0. Fermat is branch-free and short in loop iterations (78),
 //! which suits adapters with a loop budget; the binary GCD does a fifth of the
-//! arithmetic but about 800 loop iterations, most of them a few word operations.
+//! arithmetic but about 800 loop iterations, most of them a few word operations;
+//! bingcd and safegcd (safegcd.rs) do a round of steps on one or two words,
+//! then one update of the full values.
 //! An MSM inverts once per workgroup iteration on one invocation, so what costs
 //! is the latency of that one invocation: measured per adapter
 //! (`msm-cli field-bench --op inv`, docs/benchmarks.md).

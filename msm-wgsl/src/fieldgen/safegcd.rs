@@ -113,44 +113,29 @@ pub(super) fn safegcd(s: &mut String, c: &FieldConstants, wide: bool) {
     steps(s, k);
     limbs_io(s, sh, w);
 
-    // x -> x + sign p, the carries normalised (p's limbs are constants)
-    for (name, sign) in [("fq_sg_add_p", "+"), ("fq_sg_sub_p", "-")] {
+    // +x + p, +x - p and -x, the carries normalised (p's limbs are constants)
+    for (name, x_sign, p_sign) in [
+        ("fq_sg_add_p", "+", Some(1)),
+        ("fq_sg_sub_p", "+", Some(-1)),
+        ("fq_sg_neg", "-", None),
+    ] {
         writeln!(
             s,
             "fn {name}(x: array<i32, {l}>) -> array<i32, {l}> {{\n    var r: array<i32, {l}>;\n    var c = {};",
             sh.lit(0)
         )
         .unwrap();
-        for (j, pj) in p_limbs.iter().enumerate() {
-            let cj = if sh.wide { format!("{pj}li") } else { format!("{pj}i") };
+        for (j, &pj) in p_limbs.iter().enumerate() {
+            let p_term = p_sign.map_or(String::new(), |sign| format!(" + {}", sh.lit(sign * i64::from(pj))));
+            let sum = format!("    c = c {x_sign} {acc}(x[{j}]){p_term};");
             if j + 1 < l {
-                writeln!(
-                    s,
-                    "    c = c + {acc}(x[{j}]) {sign} {cj}; r[{j}] = i32(c & {mask}); c = c >> {k}u;"
-                )
-                .unwrap();
+                writeln!(s, "{sum} r[{j}] = i32(c & {mask}); c = c >> {k}u;").unwrap();
             } else {
-                writeln!(s, "    c = c + {acc}(x[{j}]) {sign} {cj}; r[{j}] = i32(c);").unwrap();
+                writeln!(s, "{sum} r[{j}] = i32(c);").unwrap();
             }
         }
         s.push_str("    return r;\n}\n\n");
     }
-
-    // -x, the carries normalised
-    writeln!(
-        s,
-        "fn fq_sg_neg(x: array<i32, {l}>) -> array<i32, {l}> {{\n    var r: array<i32, {l}>;\n    var c = {};",
-        sh.lit(0)
-    )
-    .unwrap();
-    for j in 0..l {
-        if j + 1 < l {
-            writeln!(s, "    c = c - {acc}(x[{j}]); r[{j}] = i32(c & {mask}); c = c >> {k}u;").unwrap();
-        } else {
-            writeln!(s, "    c = c - {acc}(x[{j}]); r[{j}] = i32(c);").unwrap();
-        }
-    }
-    s.push_str("    return r;\n}\n\n");
 
     let zero = (0..l).map(|j| format!("g[{j}]")).collect::<Vec<_>>().join(" | ");
     writeln!(
