@@ -257,12 +257,29 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
 /// With it 16 slots a thread win from 2^21 (0.97x at 2^21, 0.93x at 2^22,
 /// 0.90x at 2^23, 0.89x at 2^24; at 2^18 and 2^20 the shapes stay). With
 /// safegcd's shorter inversion 2 slots win at 2^17 as at 2^16 (H100, ABBA:
-/// 0.90x against 4; 1 slot 0.90x, 8 slots 1.08x).
+/// 0.90x against 4; 1 slot 0.90x, 8 slots 1.08x), and from 2^16 to 2^20
+/// 65,536 threads walk (fewer steps a workgroup, so fewer of its
+/// inversions and trees waited on), in workgroups of 512 from 2^17 (H100
+/// sweeps, GPU time against the shapes before: 2^16 0.96x plain, level
+/// over a table; 2^17 0.91x plain, 0.89x over a table; 2^18 0.89x).
 const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
-    (0, 16, &[("walker_slots", "2")]),
-    (17, 17, &[("walker_slots", "2"), ("walker_straight", "true")]),
-    (18, 19, &[("walker_slots", "8"), ("walker_straight", "true")]),
-    (20, 20, &[("walker_tpb", "512"), ("walker_straight", "true")]),
+    (0, 15, &[("walker_slots", "2")]),
+    (16, 16, &[("walker_slots", "2"), ("walker_threads", "65536")]),
+    (
+        17,
+        17,
+        &[
+            ("walker_tpb", "512"),
+            ("walker_slots", "2"),
+            ("walker_threads", "65536"),
+            ("walker_straight", "true"),
+        ],
+    ),
+    (
+        18,
+        20,
+        &[("walker_tpb", "512"), ("walker_threads", "65536"), ("walker_straight", "true")],
+    ),
     (
         21,
         31,
@@ -382,10 +399,15 @@ mod tests {
         let mid = config_in_ranges(&ranges, 1 << 17);
         let two_slots = MsmConfig {
             walker_straight: true,
+            walker_tpb: 512,
             walker_slots: 2,
+            walker_threads: Some(65_536),
             ..MsmConfig::default()
         };
         assert_eq!(mid, two_slots);
+        // the fixed thread count only from 2^16 (small MSMs keep the plan's)
+        assert_eq!(config_in_ranges(&ranges, 1 << 16).walker_threads, Some(65_536));
+        assert_eq!(config_in_ranges(&ranges, 1 << 12).walker_threads, None);
         let big = config_in_ranges(&ranges, 1 << 22);
         assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 16, Some(65_536)));
         let portable = builtin_ranges(&gpu, "13x20", &bounds(49_152));
