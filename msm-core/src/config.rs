@@ -124,10 +124,11 @@ crate::knobs::table::knob_table! {
     /// reduce's last step (each row's group sums into its window sum) runs
     /// on the host for plans with at most this many group sums (rows x
     /// groups): a short readback and two additions a group instead of the
-    /// `windows` kernel (0.25-1 ms of dependent additions). 0 (default):
-    /// always on the GPU. On the H200 the host's decoding ate the GPU's
-    /// saving (ABBA at 4096: 0.96-0.97x on 13x20, 0.99x over a table,
-    /// 1.01-1.04x on 32x8-int64; docs/benchmarks.md).
+    /// `windows` kernel (0.25-1 ms of dependent additions; natively the host folds
+    /// rows in chunks on its thread pool). 0 (default): always on the GPU.
+    /// Built in at 128 for BN254 G1 in the 64-bit layout at 2^16-2^19 on
+    /// discrete GPUs, where a table's one row wins (H200: 0.955-0.97x) and
+    /// the plain plans' 17 rows stay on the GPU (1.03-1.06x on the host).
     host_windows_max: u32 = 0;
         camel "hostWindowsMax", alias "hostwin", ts "number", values "a count of group sums; 0 keeps the step on the GPU",
         shader false, range 0..=u32::MAX;

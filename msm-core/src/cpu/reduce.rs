@@ -9,6 +9,7 @@
 
 use ark_bn254::{Fr, G1Affine, G1Projective};
 use ark_ec::short_weierstrass::{Affine, Projective, SWCurveConfig};
+use ark_ec::PrimeGroup;
 use ark_ff::{AdditiveGroup, Zero};
 
 use crate::passes::reduce::WG;
@@ -65,30 +66,58 @@ pub fn reduce_stages(plan: &Plan, buckets: &[Option<G1Affine>]) -> ReduceStages 
     }
 }
 
+/// Groups one task of the host's fold takes: a row of more is cut into
+/// chunks folded side by side, then joined (a row of 64 groups is about
+/// 190 additions in a chain otherwise).
+const FOLD_CHUNK: usize = 16;
+
 /// The `windows` kernel's step, where the host runs it (`host_windows`):
 /// each row's W = sum_x E_x + WG sum_x x V_x from its `per_row` (E, V)
 /// group sums, the weights by suffix sums (two additions a group, then
-/// log2(WG) doublings).
+/// log2(WG) doublings). Natively the rows' chunks of [`FOLD_CHUNK`] groups
+/// run on the pool: chunk c from group a gives sum_x (x - a) V_x, sum V_x
+/// and sum E_x, and sum_x x V_x = sum_c (its weighted sum + a sum V_x).
 pub fn windows_from_groups<C: SWCurveConfig>(groups: &[[Projective<C>; 2]], per_row: usize) -> Vec<Projective<C>> {
-    let fold = |row: &[[Projective<C>; 2]]| {
-        let (mut suffix, mut weighted) = (Projective::<C>::zero(), Projective::<C>::zero());
-        for [_, v] in row.iter().skip(1).rev() {
-            suffix += v;
+    let per_row = per_row.max(1);
+    // (row, first group's index in the row, the chunk's groups)
+    let chunks: Vec<(usize, usize, &[[Projective<C>; 2]])> = groups
+        .chunks(per_row)
+        .enumerate()
+        .flat_map(|(row, r)| r.chunks(FOLD_CHUNK).enumerate().map(move |(c, ch)| (row, c * FOLD_CHUNK, ch)))
+        .collect();
+    // a chunk's (sum_x (x - a) V_x + a sum_x V_x, sum_x E_x)
+    let sums = |(row, a, chunk): &(usize, usize, &[[Projective<C>; 2]])| -> (usize, [Projective<C>; 2]) {
+        let (mut suffix, mut weighted, mut e_sum) = (Projective::<C>::zero(), Projective::<C>::zero(), Projective::<C>::zero());
+        for [e, v] in chunk.iter().rev() {
             weighted += suffix;
+            suffix += v;
+            e_sum += e;
         }
-        for _ in 0..WG.trailing_zeros() {
-            weighted.double_in_place();
-        }
-        row.iter().fold(weighted, |w, [e, _]| w + e)
+        (*row, [weighted + suffix.mul_bigint([*a as u64]), e_sum])
     };
-    let rows = groups.chunks(per_row.max(1));
     #[cfg(not(target_arch = "wasm32"))]
-    if groups.len() > 256 {
+    let parts: Vec<(usize, [Projective<C>; 2])> = if chunks.len() > 1 {
         use rayon::prelude::*;
-        let rows: Vec<_> = rows.collect();
-        return crate::host::install(|| rows.into_par_iter().map(fold).collect());
+        crate::host::install(|| chunks.par_iter().map(sums).collect())
+    } else {
+        chunks.iter().map(sums).collect()
+    };
+    #[cfg(target_arch = "wasm32")]
+    let parts: Vec<(usize, [Projective<C>; 2])> = chunks.iter().map(sums).collect();
+    let rows = groups.len().div_ceil(per_row);
+    let mut acc = vec![[Projective::<C>::zero(); 2]; rows];
+    for (row, [w, e]) in parts {
+        acc[row][0] += w;
+        acc[row][1] += e;
     }
-    rows.map(fold).collect()
+    acc.into_iter()
+        .map(|[mut weighted, e]| {
+            for _ in 0..WG.trailing_zeros() {
+                weighted.double_in_place();
+            }
+            weighted + e
+        })
+        .collect()
 }
 
 /// Window sums W_j = sum_k k B_{j,k} (the reduce pass's result), by the

@@ -5,7 +5,7 @@
 use ark_bn254::G1Affine;
 use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::CurveGroup;
-use ark_ff::{Field, Zero};
+use ark_ff::{AdditiveGroup, Field, Zero};
 
 use crate::context::{GpuContext, Scratch, MAX_TIMESTAMPS};
 use crate::passes::Buf;
@@ -105,8 +105,9 @@ pub(crate) fn decode_window_sums<C: GpuCurve>(
 ) -> Result<Vec<Projective<C>>, MsmError> {
     let xyzz = 4 * codec.words();
     let sums = words[..windows * xyzz].chunks_exact(xyzz);
+    // a point is about 15 multiplications: the pool pays from a few dozen
     #[cfg(not(target_arch = "wasm32"))]
-    if windows > 128 {
+    if windows > 32 {
         use rayon::prelude::*;
         let sums: Vec<&[u32]> = sums.collect();
         return crate::host::install(|| sums.into_par_iter().map(|w| xyzz_to_projective(codec, w)).collect());
@@ -122,10 +123,10 @@ pub(crate) fn xyzz_to_projective<C: GpuCurve>(
     w: &[u32],
 ) -> Result<Projective<C>, MsmError> {
     let k = codec.words();
-    let c: Vec<C::BaseField> = w[..4 * k]
-        .chunks_exact(k)
-        .map(|x| codec.decode(x).ok_or(MsmError::CorruptResult))
-        .collect::<Result<_, _>>()?;
+    let mut c = [C::BaseField::ZERO; 4];
+    for (c, x) in c.iter_mut().zip(w[..4 * k].chunks_exact(k)) {
+        *c = codec.decode(x).ok_or(MsmError::CorruptResult)?;
+    }
     let (u, v) = (c[2], c[3]);
     if u.is_zero() {
         return Ok(Projective::zero());

@@ -261,10 +261,18 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
 /// 65,536 threads walk (fewer steps a workgroup, so fewer of its
 /// inversions and trees waited on), in workgroups of 512 from 2^17 (H100
 /// sweeps, GPU time against the shapes before: 2^16 0.96x plain, level
-/// over a table; 2^17 0.91x plain, 0.89x over a table; 2^18 0.89x).
+/// over a table; 2^17 0.91x plain, 0.89x over a table; 2^18 0.89x). Plans
+/// of at most 128 group sums (a table's one row at 2^16-2^19; the plain
+/// plans' 17 rows have 272) fold them on the host instead of reduce's
+/// `windows` kernel (H200 ABBA, wall: 0.97x at 2^16, 0.955x at 2^17, 0.97x
+/// at 2^18; the plain plans lost, 1.03-1.06x).
 const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
     (0, 15, &[("walker_slots", "2")]),
-    (16, 16, &[("walker_slots", "2"), ("walker_threads", "65536")]),
+    (
+        16,
+        16,
+        &[("walker_slots", "2"), ("walker_threads", "65536"), ("host_windows_max", "128")],
+    ),
     (
         17,
         17,
@@ -273,10 +281,21 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_slots", "2"),
             ("walker_threads", "65536"),
             ("walker_straight", "true"),
+            ("host_windows_max", "128"),
         ],
     ),
     (
         18,
+        19,
+        &[
+            ("walker_tpb", "512"),
+            ("walker_threads", "65536"),
+            ("walker_straight", "true"),
+            ("host_windows_max", "128"),
+        ],
+    ),
+    (
+        20,
         20,
         &[("walker_tpb", "512"), ("walker_threads", "65536"), ("walker_straight", "true")],
     ),
@@ -402,9 +421,13 @@ mod tests {
             walker_tpb: 512,
             walker_slots: 2,
             walker_threads: Some(65_536),
+            host_windows_max: 128,
             ..MsmConfig::default()
         };
         assert_eq!(mid, two_slots);
+        // tables' rows fold on the host at 2^16-2^19, not from 2^20
+        let host_windows = |n: usize| config_in_ranges(&ranges, n).host_windows_max;
+        assert_eq!((host_windows(1 << 15), host_windows(1 << 19), host_windows(1 << 20)), (0, 128, 0));
         // the fixed thread count only from 2^16 (small MSMs keep the plan's)
         assert_eq!(config_in_ranges(&ranges, 1 << 16).walker_threads, Some(65_536));
         assert_eq!(config_in_ranges(&ranges, 1 << 12).walker_threads, None);
