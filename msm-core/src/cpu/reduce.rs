@@ -69,42 +69,52 @@ pub fn reduce_stages(plan: &Plan, buckets: &[Option<G1Affine>]) -> ReduceStages 
 /// Groups one task of the host's fold takes: a row of more is cut into
 /// chunks folded side by side, then joined (a row of 64 groups is about
 /// 190 additions in a chain otherwise).
-const FOLD_CHUNK: usize = 16;
+pub const FOLD_CHUNK: usize = 16;
 
 /// The `windows` kernel's step, where the host runs it (`host_windows`):
 /// each row's W = sum_x E_x + WG sum_x x V_x from its `per_row` (E, V)
 /// group sums, the weights by suffix sums (two additions a group, then
-/// log2(WG) doublings). Natively the rows' chunks of [`FOLD_CHUNK`] groups
-/// run on the pool: chunk c from group a gives sum_x (x - a) V_x, sum V_x
-/// and sum E_x, and sum_x x V_x = sum_c (its weighted sum + a sum V_x).
+/// log2(WG) doublings), in chunks of [`FOLD_CHUNK`] groups ([`fold_chunk`],
+/// on the pool natively) joined by [`join_chunks`].
 pub fn windows_from_groups<C: SWCurveConfig>(groups: &[[Projective<C>; 2]], per_row: usize) -> Vec<Projective<C>> {
     let per_row = per_row.max(1);
-    // (row, first group's index in the row, the chunk's groups)
     let chunks: Vec<(usize, usize, &[[Projective<C>; 2]])> = groups
         .chunks(per_row)
         .enumerate()
         .flat_map(|(row, r)| r.chunks(FOLD_CHUNK).enumerate().map(move |(c, ch)| (row, c * FOLD_CHUNK, ch)))
         .collect();
-    // a chunk's (sum_x (x - a) V_x + a sum_x V_x, sum_x E_x)
-    let sums = |(row, a, chunk): &(usize, usize, &[[Projective<C>; 2]])| -> (usize, [Projective<C>; 2]) {
-        let (mut suffix, mut weighted, mut e_sum) = (Projective::<C>::zero(), Projective::<C>::zero(), Projective::<C>::zero());
-        for [e, v] in chunk.iter().rev() {
-            weighted += suffix;
-            suffix += v;
-            e_sum += e;
-        }
-        (*row, [weighted + suffix.mul_bigint([*a as u64]), e_sum])
-    };
+    let fold = |&(row, a, chunk): &(usize, usize, &[[Projective<C>; 2]])| (row, fold_chunk(a, chunk));
     #[cfg(not(target_arch = "wasm32"))]
     let parts: Vec<(usize, [Projective<C>; 2])> = if chunks.len() > 1 {
         use rayon::prelude::*;
-        crate::host::install(|| chunks.par_iter().map(sums).collect())
+        crate::host::install(|| chunks.par_iter().map(fold).collect())
     } else {
-        chunks.iter().map(sums).collect()
+        chunks.iter().map(fold).collect()
     };
     #[cfg(target_arch = "wasm32")]
-    let parts: Vec<(usize, [Projective<C>; 2])> = chunks.iter().map(sums).collect();
-    let rows = groups.len().div_ceil(per_row);
+    let parts: Vec<(usize, [Projective<C>; 2])> = chunks.iter().map(fold).collect();
+    join_chunks(parts, groups.len().div_ceil(per_row))
+}
+
+/// A chunk's share of its row's window sum, the chunk starting at group a of
+/// the row: (sum_x (x - a) V_x + a sum_x V_x, sum_x E_x), so that the shares'
+/// sums are the row's (sum_x x V_x, sum_x E_x).
+pub fn fold_chunk<C: SWCurveConfig>(a: usize, chunk: &[[Projective<C>; 2]]) -> [Projective<C>; 2] {
+    let (mut suffix, mut weighted, mut e_sum) = (Projective::<C>::zero(), Projective::<C>::zero(), Projective::<C>::zero());
+    for [e, v] in chunk.iter().rev() {
+        weighted += suffix;
+        suffix += v;
+        e_sum += e;
+    }
+    [weighted + suffix.mul_bigint([a as u64]), e_sum]
+}
+
+/// Each of `rows` rows' window sum WG sum_x x V_x + sum_x E_x from its
+/// chunks' shares ([`fold_chunk`], tagged with their row).
+pub fn join_chunks<C: SWCurveConfig>(
+    parts: impl IntoIterator<Item = (usize, [Projective<C>; 2])>,
+    rows: usize,
+) -> Vec<Projective<C>> {
     let mut acc = vec![[Projective::<C>::zero(); 2]; rows];
     for (row, [w, e]) in parts {
         acc[row][0] += w;

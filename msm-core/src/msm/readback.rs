@@ -39,10 +39,36 @@ pub(crate) fn decode_rows<C: GpuCurve>(
     if !plan.host_windows {
         return decode_window_sums(codec, words, plan.rows() as usize);
     }
+    // each task decodes and folds one chunk of a row's (E, V) group sums
     let groups = crate::passes::reduce::groups_per_window(plan) as usize;
-    let points = decode_window_sums::<C>(codec, words, 2 * plan.rows() as usize * groups)?;
-    let pairs: Vec<[Projective<C>; 2]> = points.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
-    Ok(cpu::reduce::windows_from_groups(&pairs, groups))
+    let pair = 8 * codec.words();
+    let rows = plan.rows() as usize;
+    let words = words.get(..rows * groups * pair).ok_or(MsmError::CorruptResult)?;
+    let chunks: Vec<(usize, usize, &[u32])> = words
+        .chunks(groups * pair)
+        .enumerate()
+        .flat_map(|(row, r)| {
+            let step = cpu::reduce::FOLD_CHUNK;
+            r.chunks(step * pair).enumerate().map(move |(c, w)| (row, c * step, w))
+        })
+        .collect();
+    let fold = |&(row, a, w): &(usize, usize, &[u32])| -> Result<(usize, [Projective<C>; 2]), MsmError> {
+        let pairs = w
+            .chunks_exact(pair)
+            .map(|p| Ok([xyzz_to_projective(codec, &p[..pair / 2])?, xyzz_to_projective(codec, &p[pair / 2..])?]))
+            .collect::<Result<Vec<_>, MsmError>>()?;
+        Ok((row, cpu::reduce::fold_chunk(a, &pairs)))
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    let parts: Vec<(usize, [Projective<C>; 2])> = if chunks.len() > 1 {
+        use rayon::prelude::*;
+        crate::host::install(|| chunks.par_iter().map(fold).collect::<Result<_, _>>())?
+    } else {
+        chunks.iter().map(fold).collect::<Result<_, _>>()?
+    };
+    #[cfg(target_arch = "wasm32")]
+    let parts: Vec<(usize, [Projective<C>; 2])> = chunks.iter().map(fold).collect::<Result<_, _>>()?;
+    Ok(cpu::reduce::join_chunks(parts, rows))
 }
 
 /// Where each job's results lie in one results buffer.
