@@ -71,6 +71,10 @@ pub fn reduce_stages(plan: &Plan, buckets: &[Option<G1Affine>]) -> ReduceStages 
 /// 190 additions in a chain otherwise).
 pub const FOLD_CHUNK: usize = 16;
 
+/// A chunk of a row's (E, V) group sums: (row, its first group's index in
+/// the row, the groups).
+type Chunk<'a, T> = (usize, usize, &'a [T]);
+
 /// The `windows` kernel's step, where the host runs it (`host_windows`):
 /// each row's W = sum_x E_x + WG sum_x x V_x from its `per_row` (E, V)
 /// group sums, the weights by suffix sums (two additions a group, then
@@ -78,12 +82,12 @@ pub const FOLD_CHUNK: usize = 16;
 /// on the pool natively) joined by [`join_chunks`].
 pub fn windows_from_groups<C: SWCurveConfig>(groups: &[[Projective<C>; 2]], per_row: usize) -> Vec<Projective<C>> {
     let per_row = per_row.max(1);
-    let chunks: Vec<(usize, usize, &[[Projective<C>; 2]])> = groups
+    let chunks: Vec<Chunk<'_, [Projective<C>; 2]>> = groups
         .chunks(per_row)
         .enumerate()
         .flat_map(|(row, r)| r.chunks(FOLD_CHUNK).enumerate().map(move |(c, ch)| (row, c * FOLD_CHUNK, ch)))
         .collect();
-    let fold = |&(row, a, chunk): &(usize, usize, &[[Projective<C>; 2]])| (row, fold_chunk(a, chunk));
+    let fold = |&(row, a, chunk): &Chunk<'_, [Projective<C>; 2]>| (row, fold_chunk(a, chunk));
     #[cfg(not(target_arch = "wasm32"))]
     let parts: Vec<(usize, [Projective<C>; 2])> = if chunks.len() > 1 {
         use rayon::prelude::*;
