@@ -199,4 +199,26 @@ mod tests {
             assert_eq!(stages.windows, direct, "{buckets} buckets, {segments} segments");
         }
     }
+
+    /// The chunked fold is W = sum_x E_x + WG sum_x x V_x for rows of one,
+    /// one chunk, a chunk and one group, and several chunks.
+    #[test]
+    fn windows_from_groups_joins_its_chunks() {
+        let mut rng = ark_std::test_rng();
+        for per_row in [1, FOLD_CHUNK, FOLD_CHUNK + 1, 2 * FOLD_CHUNK + 8] {
+            let rows = 3;
+            let groups: Vec<[G1Projective; 2]> = (0..rows * per_row)
+                .map(|_| [G1Projective::rand(&mut rng), G1Projective::rand(&mut rng)])
+                .collect();
+            let want: Vec<G1Projective> = groups
+                .chunks(per_row)
+                .map(|row| {
+                    row.iter().enumerate().fold(G1Projective::zero(), |w, (x, [e, v])| {
+                        w + e + *v * Fr::from((x as u64) * WG as u64)
+                    })
+                })
+                .collect();
+            assert_eq!(windows_from_groups(&groups, per_row), want, "{per_row} groups a row");
+        }
+    }
 }
