@@ -69,41 +69,57 @@ pub fn reduce_stages(plan: &Plan, buckets: &[Option<G1Affine>]) -> ReduceStages 
 /// Groups one task of the host's fold takes: a row of more is cut into
 /// chunks folded side by side, then joined (a row of 64 groups is about
 /// 190 additions in a chain otherwise).
-pub const FOLD_CHUNK: usize = 16;
-
-/// A chunk of a row's (E, V) group sums: (row, its first group's index in
-/// the row, the groups).
-type Chunk<'a, T> = (usize, usize, &'a [T]);
+pub(crate) const FOLD_CHUNK: usize = 16;
 
 /// The `windows` kernel's step, where the host runs it (`host_windows`):
 /// each row's W = sum_x E_x + WG sum_x x V_x from its `per_row` (E, V)
 /// group sums, the weights by suffix sums (two additions a group, then
-/// log2(WG) doublings), in chunks of [`FOLD_CHUNK`] groups ([`fold_chunk`],
-/// on the pool natively) joined by [`join_chunks`].
+/// log2(WG) doublings), in chunks of [`FOLD_CHUNK`] groups
+/// ([`fold_in_chunks`]).
 pub fn windows_from_groups<C: SWCurveConfig>(groups: &[[Projective<C>; 2]], per_row: usize) -> Vec<Projective<C>> {
     let per_row = per_row.max(1);
-    let chunks: Vec<Chunk<'_, [Projective<C>; 2]>> = groups
-        .chunks(per_row)
-        .enumerate()
-        .flat_map(|(row, r)| r.chunks(FOLD_CHUNK).enumerate().map(move |(c, ch)| (row, c * FOLD_CHUNK, ch)))
+    let rows = groups.len().div_ceil(per_row);
+    let folded = fold_in_chunks(rows, per_row, |row, range| {
+        // a short last row takes what it has
+        let at = |i: usize| (row * per_row + i).min(groups.len());
+        let chunk = &groups[at(range.start)..at(range.end)];
+        Ok::<_, std::convert::Infallible>(fold_chunk(range.start, chunk))
+    });
+    match folded {
+        Ok(w) => w,
+        Err(never) => match never {},
+    }
+}
+
+/// Each of `rows` rows' window sum from its groups in chunks of
+/// [`FOLD_CHUNK`]: `share(row, groups)` gives the chunk's [`fold_chunk`]
+/// (the callers read their groups their own way: points, or the GPU's
+/// words); natively the chunks run on the pool, then join.
+pub(crate) fn fold_in_chunks<C: SWCurveConfig, E: Send>(
+    rows: usize,
+    per_row: usize,
+    share: impl Fn(usize, std::ops::Range<usize>) -> Result<[Projective<C>; 2], E> + Sync,
+) -> Result<Vec<Projective<C>>, E> {
+    let chunks: Vec<(usize, std::ops::Range<usize>)> = (0..rows)
+        .flat_map(|row| (0..per_row).step_by(FOLD_CHUNK).map(move |a| (row, a..(a + FOLD_CHUNK).min(per_row))))
         .collect();
-    let fold = |&(row, a, chunk): &Chunk<'_, [Projective<C>; 2]>| (row, fold_chunk(a, chunk));
+    let fold = |(row, range): &(usize, std::ops::Range<usize>)| share(*row, range.clone()).map(|p| (*row, p));
     #[cfg(not(target_arch = "wasm32"))]
     let parts: Vec<(usize, [Projective<C>; 2])> = if chunks.len() > 1 {
         use rayon::prelude::*;
-        crate::host::install(|| chunks.par_iter().map(fold).collect())
+        crate::host::install(|| chunks.par_iter().map(fold).collect::<Result<_, E>>())?
     } else {
-        chunks.iter().map(fold).collect()
+        chunks.iter().map(fold).collect::<Result<_, E>>()?
     };
     #[cfg(target_arch = "wasm32")]
-    let parts: Vec<(usize, [Projective<C>; 2])> = chunks.iter().map(fold).collect();
-    join_chunks(parts, groups.len().div_ceil(per_row))
+    let parts: Vec<(usize, [Projective<C>; 2])> = chunks.iter().map(fold).collect::<Result<_, E>>()?;
+    Ok(join_chunks(parts, rows))
 }
 
 /// A chunk's share of its row's window sum, the chunk starting at group a of
 /// the row: (sum_x (x - a) V_x + a sum_x V_x, sum_x E_x), so that the shares'
 /// sums are the row's (sum_x x V_x, sum_x E_x).
-pub fn fold_chunk<C: SWCurveConfig>(a: usize, chunk: &[[Projective<C>; 2]]) -> [Projective<C>; 2] {
+pub(crate) fn fold_chunk<C: SWCurveConfig>(a: usize, chunk: &[[Projective<C>; 2]]) -> [Projective<C>; 2] {
     let (mut suffix, mut weighted, mut e_sum) = (Projective::<C>::zero(), Projective::<C>::zero(), Projective::<C>::zero());
     for [e, v] in chunk.iter().rev() {
         weighted += suffix;
@@ -115,7 +131,7 @@ pub fn fold_chunk<C: SWCurveConfig>(a: usize, chunk: &[[Projective<C>; 2]]) -> [
 
 /// Each of `rows` rows' window sum WG sum_x x V_x + sum_x E_x from its
 /// chunks' shares ([`fold_chunk`], tagged with their row).
-pub fn join_chunks<C: SWCurveConfig>(
+fn join_chunks<C: SWCurveConfig>(
     parts: impl IntoIterator<Item = (usize, [Projective<C>; 2])>,
     rows: usize,
 ) -> Vec<Projective<C>> {

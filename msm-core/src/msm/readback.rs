@@ -44,31 +44,14 @@ pub(crate) fn decode_rows<C: GpuCurve>(
     let pair = 8 * codec.words();
     let rows = plan.rows() as usize;
     let words = words.get(..rows * groups * pair).ok_or(MsmError::CorruptResult)?;
-    let chunks: Vec<(usize, usize, &[u32])> = words
-        .chunks(groups * pair)
-        .enumerate()
-        .flat_map(|(row, r)| {
-            let step = cpu::reduce::FOLD_CHUNK;
-            r.chunks(step * pair).enumerate().map(move |(c, w)| (row, c * step, w))
-        })
-        .collect();
-    let fold = |&(row, a, w): &(usize, usize, &[u32])| -> Result<(usize, [Projective<C>; 2]), MsmError> {
-        let pairs = w
+    cpu::reduce::fold_in_chunks(rows, groups, |row, range| {
+        let first = row * groups;
+        let pairs = words[(first + range.start) * pair..(first + range.end) * pair]
             .chunks_exact(pair)
             .map(|p| Ok([xyzz_to_projective(codec, &p[..pair / 2])?, xyzz_to_projective(codec, &p[pair / 2..])?]))
             .collect::<Result<Vec<_>, MsmError>>()?;
-        Ok((row, cpu::reduce::fold_chunk(a, &pairs)))
-    };
-    #[cfg(not(target_arch = "wasm32"))]
-    let parts: Vec<(usize, [Projective<C>; 2])> = if chunks.len() > 1 {
-        use rayon::prelude::*;
-        crate::host::install(|| chunks.par_iter().map(fold).collect::<Result<_, _>>())?
-    } else {
-        chunks.iter().map(fold).collect::<Result<_, _>>()?
-    };
-    #[cfg(target_arch = "wasm32")]
-    let parts: Vec<(usize, [Projective<C>; 2])> = chunks.iter().map(fold).collect::<Result<_, _>>()?;
-    Ok(cpu::reduce::join_chunks(parts, rows))
+        Ok(cpu::reduce::fold_chunk(range.start, &pairs))
+    })
 }
 
 /// Where each job's results lie in one results buffer.
@@ -131,9 +114,8 @@ pub(crate) fn decode_window_sums<C: GpuCurve>(
 ) -> Result<Vec<Projective<C>>, MsmError> {
     let xyzz = 4 * codec.words();
     let sums = words[..windows * xyzz].chunks_exact(xyzz);
-    // a point is about 15 multiplications: the pool pays from a few dozen
     #[cfg(not(target_arch = "wasm32"))]
-    if windows > 32 {
+    if windows > 128 {
         use rayon::prelude::*;
         let sums: Vec<&[u32]> = sums.collect();
         return crate::host::install(|| sums.into_par_iter().map(|w| xyzz_to_projective(codec, w)).collect());
