@@ -216,8 +216,14 @@ fn flush(s: u32, task: u32, total: u32) {
 fn peel(s: u32, inv: Fq, task: u32, total: u32) {
     switch kind[s] {
         case KIND_ADD: {
+            let l = acc_point(s);
+#ifdef CACHE_DX
+            // x_r = x_l + dx: one random load fewer than re-reading it
+            let r = Affine(fq_add(l.x, fq_unpack(den_cache[s])), load_y(r_entry[s]));
+#else
             let r = Affine(load_x(r_entry[s]), load_y(r_entry[s]));
-            let p = affine_add_with_inv(acc_point(s), r, inv);
+#endif
+            let p = affine_add_with_inv(l, r, inv);
             acc_x[s] = fq_pack(p.x);
             acc_y[s] = fq_pack(p.y);
         }
