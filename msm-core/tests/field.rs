@@ -4,10 +4,10 @@
 mod common;
 
 use ark_bn254::Fq;
-use ark_ff::{Field, PrimeField, UniformRand};
+use ark_ff::{BigInteger, Field, PrimeField, UniformRand};
 use common::{ctx, ctx_with, edge_values, field_reference, msms, operand_pairs_of, rng};
 use msm_core::diagnostics::FieldOp;
-use msm_core::repr::{bigint_to_words, FieldRepr, Words};
+use msm_core::repr::{bigint_to_words, words_to_bigint, FieldRepr, Words};
 use msm_core::{ContextOptions, Curve, FieldCode, FieldLayout, GpuContext, GpuCurve, Inversion};
 use proptest::prelude::*;
 
@@ -81,6 +81,47 @@ fn rows_field_code_matches_arkworks() {
             }
             Err(msm_core::MsmError::LayoutUnsupported { .. }) => continue,
             Err(e) => panic!("{layout}: {e}"),
+        }
+    }
+}
+
+/// The unreduced product (`fq_mul_raw`, the walker's chains of products)
+/// takes operands below 2p and answers below 2p, congruent to the product:
+/// edge and random pairs, each operand as itself and plus p.
+#[test]
+fn raw_products_stay_below_2p() {
+    let (a, b) = operand_pairs(7);
+    let p = Fq::MODULUS;
+    let mut two_p = p;
+    two_p.add_with_carry(&p);
+    let plus_p = |w: &Words| {
+        let mut x = words_to_bigint(w);
+        x.add_with_carry(&p);
+        bigint_to_words(&x)
+    };
+    for layout in FieldLayout::ALL {
+        let Some(ctx) = ctx(layout) else { continue };
+        let repr = FieldRepr::new(layout);
+        let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
+        let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
+        for (shift_a, shift_b) in [(false, false), (true, false), (false, true), (true, true)] {
+            let ax: Vec<Words> = aw.iter().map(|w| if shift_a { plus_p(w) } else { *w }).collect();
+            let bx: Vec<Words> = bw.iter().map(|w| if shift_b { plus_p(w) } else { *w }).collect();
+            let out = pollster::block_on(ctx.field_op(FieldOp::MulRaw, &ax, &bx)).unwrap();
+            for i in 0..a.len() {
+                let mut r = words_to_bigint(&out[i]);
+                assert!(r < two_p, "{layout}: a={} b={} (+p: {shift_a}, {shift_b})", a[i], b[i]);
+                if r >= p {
+                    r.sub_with_borrow(&p);
+                }
+                assert_eq!(
+                    repr.from_gpu(&bigint_to_words(&r)),
+                    Some(a[i] * b[i]),
+                    "{layout}: a={} b={} (+p: {shift_a}, {shift_b})",
+                    a[i],
+                    b[i]
+                );
+            }
         }
     }
 }

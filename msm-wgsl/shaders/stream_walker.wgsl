@@ -323,7 +323,9 @@ fn main(
 #ifdef CACHE_DX
             den_cache[s] = fq_pack(den);
 #endif
-            prefix = fq_mul(prefix, den);
+            // the chains of products stay below 2p (fq_mul_raw) until a
+            // value meets the tree's root or an addition
+            prefix = fq_mul_raw(prefix, den);
             pref_store(li, s, fq_pack(prefix));
 #endunroll
         if live {
@@ -337,15 +339,15 @@ fn main(
         if workgroupUniformLoad(&any_live) == 0u {
             break;
         }
-        var inv = batch_inverse(li, prefix);
+        var inv = batch_inverse(li, fq_canon(prefix));
         // inverse: walk back, peeling one denominator per slot
 #unroll i S
             let s = S - 1u - i;
             var inv_s = inv;
             if s > 0u {
-                inv_s = fq_mul(inv, fq_unpack(pref_load(li, s - 1u)));
+                inv_s = fq_mul_raw(inv, fq_unpack(pref_load(li, s - 1u)));
             }
-            inv = fq_mul(inv, denominator(s));
+            inv = fq_mul_raw(inv, denominator(s));
 #ifdef FUSED
             peel(s, inv_s, t * S + s, total);
 #else

@@ -36,6 +36,8 @@ pub enum FieldOp {
     Eq = 9,
     /// Word 0 of the output is 1 when a == 0.
     IsZero = 10,
+    /// The product before its last reduction (below 2p for operands below 2p).
+    MulRaw = 11,
 }
 
 /// Conversions of the `scalar_ops` test shader (the scalar module). Keep

@@ -24,7 +24,8 @@ fn affine_neg(p: Affine) -> Affine {
 
 // p + q for p.x != q.x, given inv = 1 / (q.x - p.x) (shared through a batch inversion).
 fn affine_add_with_inv(p: Affine, q: Affine, inv: Fq) -> Affine {
-    let lambda = fq_mul(fq_sub(q.y, p.y), inv);
+    // lambda only meets products: it may stay below 2p; inv below 2p too
+    let lambda = fq_mul_raw(fq_sub(q.y, p.y), inv);
     let x3 = fq_sub(fq_sub(fq_sqr(lambda), p.x), q.x);
     let y3 = fq_sub(fq_mul(lambda, fq_sub(p.x, x3)), p.y);
     return Affine(x3, y3);

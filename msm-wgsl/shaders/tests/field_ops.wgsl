@@ -34,6 +34,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         case 8u: { r = fq_double(a); }
         case 9u: { flag = u32(fq_eq(a, b)); }
         case 10u: { flag = u32(fq_is_zero(a)); }
+        case 11u: { r = fq_mul_raw(a, b); }
         default: {}
     }
     var w = fq_pack(r);

@@ -143,6 +143,15 @@ fn fq_sqr(a: Fq) -> Fq {
     return Fq(fp_mul(fp_add(a.c0, a.c1), fp_sub(a.c0, a.c1)), fp_double(t));
 }
 
+// Fq2 keeps its products reduced: the lazy forms are the reduced ones.
+fn fq_mul_raw(a: Fq, b: Fq) -> Fq {
+    return fq_mul(a, b);
+}
+
+fn fq_canon(a: Fq) -> Fq {
+    return a;
+}
+
 // 1 / (c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2): one Fq inversion (0 -> 0).
 fn fq_inv(a: Fq) -> Fq {
     let t = fp_inv(fp_add(fp_sqr(a.c0), fp_sqr(a.c1)));

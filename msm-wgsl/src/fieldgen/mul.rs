@@ -21,6 +21,24 @@ fn shifted(v: &str, n: usize, k: usize) -> String {
     format!("Fq({})", limbs.join(", "))
 }
 
+/// A generated `fq_mul` split in two: `fq_mul_raw`, the product below 2p
+/// before its last conditional subtraction, and `fq_mul`, that product
+/// reduced, so the multiplication's code is written once. Every layout's
+/// product stays below 2p for operands below 2p (4p < R, and the no-carry
+/// CIOS's top limbs of 2p stay below 2^(W - 1) - 1), so chains of products
+/// may skip the subtraction until a value meets an addition or a compare.
+pub(super) fn unreduced(mul: &str) -> String {
+    let raw = mul.replacen("fn fq_mul(", "fn fq_mul_raw(", 1);
+    let at = raw
+        .rfind("return fq_reduce_once(")
+        .expect("a multiplication ends reduced");
+    let raw = format!("{}return ({}", &raw[..at], &raw[at + "return fq_reduce_once(".len()..]);
+    format!(
+        "{raw}// a * b / R mod p, in [0, p).\nfn fq_mul(a: Fq, b: Fq) -> Fq {{\n    return fq_reduce_once(fq_mul_raw(a, b));\n}}\n\n\
+         // A value below 2p (a raw product) into [0, p).\nfn fq_canon(a: Fq) -> Fq {{\n    return fq_reduce_once(a);\n}}\n\n"
+    )
+}
+
 impl Gen<'_> {
     /// Lazy Montgomery multiplication for 13-bit limbs: columns of a*b and m*p
     /// accumulate in u32 (at most 2N products of < 2^26 each plus a carry, < 2^32),
