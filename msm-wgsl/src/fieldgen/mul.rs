@@ -23,10 +23,11 @@ fn shifted(v: &str, n: usize, k: usize) -> String {
 
 /// A generated `fq_mul` split in two: `fq_mul_raw`, the product below 2p
 /// before its last conditional subtraction, and `fq_mul`, that product
-/// reduced, so the multiplication's code is written once. Every layout's
-/// product stays below 2p for operands below 2p (4p < R, and the no-carry
-/// CIOS's top limbs of 2p stay below 2^(W - 1) - 1), so chains of products
-/// may skip the subtraction until a value meets an addition or a compare.
+/// reduced, so the multiplication's code is written once. For operands
+/// below 2p every layout's product stays below 2p ((4p^2 + R p) / R < 2p,
+/// as 4p < R), and the no-carry CIOS's rows stay below 3p, whose top limb
+/// still fits a word: chains of products may skip the subtraction until a
+/// value meets an addition or a compare.
 pub(super) fn unreduced(mul: &str) -> String {
     let raw = mul.replacen("fn fq_mul(", "fn fq_mul_raw(", 1);
     let at = raw
