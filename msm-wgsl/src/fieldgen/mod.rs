@@ -90,16 +90,15 @@ pub fn field_module_for(opts: &FieldOptions) -> String {
     g.reduce_raw(&mut s);
     g.add_sub(&mut s);
     let rows = opts.code.has_row_loops();
-    let mut m = String::new();
     match layout {
-        FieldLayout::Limbs13x20 if opts.code == FieldCode::Looped => g.mul_lazy_looped(&mut m),
-        FieldLayout::Limbs13x20 if rows => g.mul_lazy_rows(&mut m),
-        FieldLayout::Limbs13x20 => g.mul_lazy(&mut m),
-        _ if rows => g.mul_cios_rows(&mut m, layout == FieldLayout::Limbs32x8),
-        FieldLayout::Limbs16x16 => g.mul_cios(&mut m, false),
-        FieldLayout::Limbs32x8 => g.mul_cios(&mut m, true),
+        FieldLayout::Limbs13x20 if opts.code == FieldCode::Looped => g.mul_lazy_looped(&mut s),
+        FieldLayout::Limbs13x20 if rows => g.mul_lazy_rows(&mut s),
+        FieldLayout::Limbs13x20 => g.mul_lazy(&mut s),
+        _ if rows => g.mul_cios_rows(&mut s, layout == FieldLayout::Limbs32x8),
+        FieldLayout::Limbs16x16 => g.mul_cios(&mut s, false),
+        FieldLayout::Limbs32x8 => g.mul_cios(&mut s, true),
     }
-    s.push_str(&mul::unreduced(&m));
+    mul::reduced_forms(&mut s);
     g.derived(&mut s);
     match opts.inversion {
         Inversion::Fermat => inverse::fermat(&mut s, &c),

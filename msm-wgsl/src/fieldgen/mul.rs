@@ -21,23 +21,18 @@ fn shifted(v: &str, n: usize, k: usize) -> String {
     format!("Fq({})", limbs.join(", "))
 }
 
-/// A generated `fq_mul` split in two: `fq_mul_raw`, the product below 2p
-/// before its last conditional subtraction, and `fq_mul`, that product
-/// reduced, so the multiplication's code is written once. For operands
-/// below 2p every layout's product stays below 2p ((4p^2 + R p) / R < 2p,
-/// as 4p < R), and the no-carry CIOS's rows stay below 3p, whose top limb
-/// still fits a word: chains of products may skip the subtraction until a
-/// value meets an addition or a compare.
-pub(super) fn unreduced(mul: &str) -> String {
-    let raw = mul.replacen("fn fq_mul(", "fn fq_mul_raw(", 1);
-    let at = raw
-        .rfind("return fq_reduce_once(")
-        .expect("a multiplication ends reduced");
-    let raw = format!("{}return ({}", &raw[..at], &raw[at + "return fq_reduce_once(".len()..]);
-    format!(
-        "{raw}// a * b / R mod p, in [0, p).\nfn fq_mul(a: Fq, b: Fq) -> Fq {{\n    return fq_reduce_once(fq_mul_raw(a, b));\n}}\n\n\
-         // A value below 2p (a raw product) into [0, p).\nfn fq_canon(a: Fq) -> Fq {{\n    return fq_reduce_once(a);\n}}\n\n"
-    )
+/// Each generator below writes `fq_mul_raw`, the Montgomery product before
+/// its last conditional subtraction (below 2p); this adds `fq_mul`, that
+/// product reduced, and `fq_canon`, so the multiplication's code is
+/// written once. For operands below 2p every layout's product stays below
+/// 2p ((4p^2 + R p) / R < 2p, as 4p < R), and the no-carry CIOS's rows stay
+/// below 3p, whose top limb still fits a word: chains of products may skip
+/// the subtraction until a value meets an addition or a compare.
+pub(super) fn reduced_forms(s: &mut String) {
+    s.push_str(
+        "// a * b / R mod p, in [0, p).\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n    return fq_reduce_once(fq_mul_raw(a, b));\n}\n\n\
+         // A value below 2p (a raw product) into [0, p).\nfn fq_canon(a: Fq) -> Fq {\n    return fq_reduce_once(a);\n}\n\n",
+    );
 }
 
 impl Gen<'_> {
@@ -47,7 +42,7 @@ impl Gen<'_> {
     pub(super) fn mul_lazy(&self, s: &mut String) {
         let (w, n) = (self.w, self.n);
         let p = &self.c.p;
-        s.push_str("// Lazy Montgomery product: a * b / R mod p.\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n");
+        s.push_str("// Lazy Montgomery product: a * b / R mod p, below 2p.\nfn fq_mul_raw(a: Fq, b: Fq) -> Fq {\n");
         for k in 0..2 * n {
             writeln!(s, "    var c{k} = 0u;").unwrap();
         }
@@ -71,8 +66,8 @@ impl Gen<'_> {
             }
             writeln!(s, "    let r{j} = c{k} & FQ_MASK;").unwrap();
         }
-        s.push_str("    return fq_reduce_once(array<u32, ");
-        writeln!(s, "{n}>({}));\n}}\n", self.limbs("r")).unwrap();
+        s.push_str("    return array<u32, ");
+        writeln!(s, "{n}>({});\n}}\n", self.limbs("r")).unwrap();
     }
 
     /// [`Gen::mul_lazy`] with its limb loops kept (same arithmetic, same bounds).
@@ -80,8 +75,8 @@ impl Gen<'_> {
         let (w, n) = (self.w, self.n);
         write!(
             s,
-            r#"// Lazy Montgomery product: a * b / R mod p (limb loops kept).
-fn fq_mul(a: Fq, b: Fq) -> Fq {{
+            r#"// Lazy Montgomery product: a * b / R mod p, below 2p (limb loops kept).
+fn fq_mul_raw(a: Fq, b: Fq) -> Fq {{
     var av = a;
     var bv = b;
     var pv = FQ_P;
@@ -104,7 +99,7 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
         }}
         r[j] = c[{n}u + j] & FQ_MASK;
     }}
-    return fq_reduce_once(r);
+    return r;
 }}
 
 "#,
@@ -117,7 +112,7 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
     /// (2^W - 1) / 2). With `wide`, limbs are 32 bits and products use u64.
     pub(super) fn mul_cios(&self, s: &mut String, wide: bool) {
         let n = self.n;
-        s.push_str("// CIOS Montgomery product: a * b / R mod p.\nfn fq_mul(a: Fq, b: Fq) -> Fq {\n");
+        s.push_str("// CIOS Montgomery product: a * b / R mod p, below 2p.\nfn fq_mul_raw(a: Fq, b: Fq) -> Fq {\n");
         for j in 0..n {
             writeln!(s, "    var t{j} = 0u;").unwrap();
         }
@@ -128,12 +123,7 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
             self.cios_row(s, wide);
             s.push_str("    }\n");
         }
-        writeln!(
-            s,
-            "    return fq_reduce_once(array<u32, {n}>({}));\n}}\n",
-            self.limbs("t")
-        )
-        .unwrap();
+        writeln!(s, "    return array<u32, {n}>({});\n}}\n", self.limbs("t")).unwrap();
     }
 
     /// One CIOS row for the multiplier limb `bi`: t = (t + a bi + m p) / 2^W.
@@ -176,12 +166,7 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
             s.push_str("    }\n");
         }
         writeln!(s, "    bv = {};\n    }}", shifted("bv", n, k)).unwrap();
-        writeln!(
-            s,
-            "    return fq_reduce_once(array<u32, {n}>({}));\n}}\n",
-            self.limbs("t")
-        )
-        .unwrap();
+        writeln!(s, "    return array<u32, {n}>({});\n}}\n", self.limbs("t")).unwrap();
     }
 
     /// The start of a row-loop `fq_mul`: the accumulator limbs `{acc}0..`,
@@ -192,7 +177,7 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
         assert_eq!(n % k, 0, "row loops take {k} rows an iteration");
         writeln!(
             s,
-            "// {kind} Montgomery product: a * b / R mod p (a loop over {operand}'s limbs).\nfn fq_mul(a: Fq, b: Fq) -> Fq {{"
+            "// {kind} Montgomery product: a * b / R mod p, below 2p (a loop over {operand}'s limbs).\nfn fq_mul_raw(a: Fq, b: Fq) -> Fq {{"
         )
         .unwrap();
         for j in 0..n {
@@ -234,8 +219,8 @@ fn fq_mul(a: Fq, b: Fq) -> Fq {{
             }
             writeln!(s, "    let r{j} = c{j} & FQ_MASK;").unwrap();
         }
-        s.push_str("    return fq_reduce_once(array<u32, ");
-        writeln!(s, "{n}>({}));\n}}\n", self.limbs("r")).unwrap();
+        s.push_str("    return array<u32, ");
+        writeln!(s, "{n}>({});\n}}\n", self.limbs("r")).unwrap();
     }
 
     /// One multiply-accumulate with carry, `(hi, dst) = acc + y * z + carry`:

@@ -30,6 +30,7 @@ pub fn scalar_module_for(field: BaseField) -> String {
     g.pack(&mut s);
     g.reduce_once(&mut s);
     g.mul_cios(&mut s, false);
+    super::mul::reduced_forms(&mut s);
     let mut raw_one = vec![0u32; g.n];
     raw_one[0] = 1;
     writeln!(
