@@ -41,6 +41,51 @@ fn edge_values() -> Vec<Fq> {
     v
 }
 
+/// `fq_mul_raw` in BLS12-381's Fq: operands below 2p (each as itself and
+/// plus p) give a product below 2p congruent to a b, in every layout.
+#[test]
+fn bls12_381_raw_products_stay_below_2p() {
+    common::fast_lavapipe_compile();
+    type Big = <Fq as PrimeField>::BigInt;
+    let big = |w: &[u32]| {
+        let mut b = Big::zero();
+        for (limb, pair) in b.0.iter_mut().zip(w.chunks(2)) {
+            *limb = u64::from(pair[0]) | u64::from(pair[1]) << 32;
+        }
+        b
+    };
+    let words = |b: &Big| -> Vec<u32> { b.0.iter().flat_map(|l| [*l as u32, (*l >> 32) as u32]).collect() };
+    let p = Fq::MODULUS;
+    let mut two_p = p;
+    two_p.add_with_carry(&p);
+    let (a, b) = operand_pairs_of(&edge_values(), 382, 50);
+    for layout in FieldLayout::ALL {
+        let Some(ctx) = ctx(layout) else { continue };
+        let repr = codec(layout);
+        let plus_p = |x: &Fq, shift: bool| {
+            let mut w = big(&repr.encode(*x));
+            if shift {
+                w.add_with_carry(&p);
+            }
+            words(&w)
+        };
+        for (shift_a, shift_b) in [(false, false), (true, false), (false, true), (true, true)] {
+            let aw: Vec<Vec<u32>> = a.iter().map(|x| plus_p(x, shift_a)).collect();
+            let bw: Vec<Vec<u32>> = b.iter().map(|x| plus_p(x, shift_b)).collect();
+            let out = pollster::block_on(ctx.field_op_in(Curve::Bls12_381G1, FieldOp::MulRaw, &aw, &bw)).unwrap();
+            for i in 0..a.len() {
+                let mut r = big(&out[i]);
+                let what = format!("{layout}: a={} b={} (+p: {shift_a}, {shift_b})", a[i], b[i]);
+                assert!(r < two_p, "{what}");
+                if r >= p {
+                    r.sub_with_borrow(&p);
+                }
+                assert_eq!(repr.decode(&words(&r)), Some(a[i] * b[i]), "{what}");
+            }
+        }
+    }
+}
+
 #[test]
 fn bls12_381_field_ops_match_arkworks() {
     common::fast_lavapipe_compile();
