@@ -2,7 +2,7 @@
 //! field layout.
 
 use msm_core::diagnostics::ChainOp;
-use msm_core::{ContextOptions, FieldLayout, GpuContext, Inversion, MsmError};
+use msm_core::{ContextOptions, FieldCode, FieldLayout, GpuContext, Inversion, MsmError};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -17,8 +17,8 @@ pub struct Args {
     /// Operations per chain (keep under 65,535 / 80 for `inv` on lavapipe).
     #[arg(long, default_value_t = 256)]
     iters: u32,
-    /// The chained operation: `mul` (x <- x y) or `inv` (x <- y / x: one
-    /// inversion and one multiplication).
+    /// The chained operation: `mul` (x <- x y), `sqr` (x <- x^2) or `inv`
+    /// (x <- y / x: one inversion and one multiplication).
     #[arg(long, default_value = "mul")]
     op: String,
     /// Inversion algorithms for `--op inv` (fermat, gcd, bingcd, safegcd,
@@ -35,6 +35,11 @@ pub struct Args {
     /// Timed repetitions after one warm-up; the median is reported.
     #[arg(long, default_value_t = 5)]
     reps: usize,
+    /// Field code: unrolled, looped, rows or mixed (default: the adapter's;
+    /// on a GPU the 64-bit layout's is rows, whose squaring is a
+    /// multiplication, while the walker's is unrolled).
+    #[arg(long)]
+    field_code: Option<String>,
     /// Use the first adapter whose name contains this text.
     #[arg(long)]
     adapter: Option<String>,
@@ -46,11 +51,12 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<(), MsmError> {
     let (op, unit) = match args.op.as_str() {
         "mul" => (ChainOp::Mul, "mul/s"),
+        "sqr" => (ChainOp::Sqr, "sqr/s"),
         "inv" => (ChainOp::Inv, "inv/s"),
         other => {
             return Err(MsmError::invalid_config(
                 "--op",
-                format!("{other}: expected mul or inv"),
+                format!("{other}: expected mul, sqr or inv"),
             ))
         }
     };
@@ -79,7 +85,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
             .collect::<Result<_, _>>()?
     };
     let inversions: Vec<Option<Inversion>> = match (op, args.inversion.is_empty()) {
-        (ChainOp::Mul, _) => vec![None],
+        (ChainOp::Mul | ChainOp::Sqr, _) => vec![None],
         (ChainOp::Inv, true) => Inversion::ALL.map(Some).to_vec(),
         (ChainOp::Inv, false) => args
             .inversion
@@ -91,6 +97,12 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
             })
             .collect::<Result<_, _>>()?,
     };
+    let field_code: Option<FieldCode> = args
+        .field_code
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: String| MsmError::invalid_config("--field-code", e))?;
     for (layout, inversion) in layouts
         .iter()
         .flat_map(|&l| inversions.iter().map(move |&i| (l, i)))
@@ -100,6 +112,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
             field_layout: Some(layout),
             adapter_name: args.adapter.clone(),
             inversion,
+            field_code,
             ..Default::default()
         };
         let ctx = match GpuContext::new_blocking(&opts) {
@@ -123,14 +136,14 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         let shape = format!("{}x{}{int64}", layout.limb_bits(), c.n);
         if args.json {
             println!(
-                "{{\"adapter\":{:?},\"backend\":\"{:?}\",\"driver\":{:?},\"field\":\"{field}\",\"group\":\"{}\",\"layout\":\"{layout}\",\"limbs\":\"{shape}\",\"inversion\":\"{}\",\"op\":\"{}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"mults_per_sec_median\":{:.4e},\"mults_per_sec_min\":{:.4e},\"mults_per_sec_max\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
-                info.name, info.backend, format!("{} {}", info.driver, info.driver_info), group.coords().group(), ctx.field_options().inversion, args.op, args.invocations, args.iters, args.reps,
+                "{{\"adapter\":{:?},\"backend\":\"{:?}\",\"driver\":{:?},\"field\":\"{field}\",\"group\":\"{}\",\"layout\":\"{layout}\",\"limbs\":\"{shape}\",\"inversion\":\"{}\",\"code\":\"{}\",\"op\":\"{}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"mults_per_sec_median\":{:.4e},\"mults_per_sec_min\":{:.4e},\"mults_per_sec_max\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
+                info.name, info.backend, format!("{} {}", info.driver, info.driver_info), group.coords().group(), ctx.field_options().inversion, ctx.field_code(), args.op, args.invocations, args.iters, args.reps,
                 t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best, t.correct
             );
         } else {
             println!(
-                "{field} Fq{coords} {:<11} {:<6} {:>10.3e} {unit} (median; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} [{:?}, {} {}] check: {}",
-                shape, if op == ChainOp::Inv { ctx.field_options().inversion.name() } else { "" }, t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best,
+                "{field} Fq{coords} {:<11} {:<8} {:<6} {:>10.3e} {unit} (median; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} [{:?}, {} {}] check: {}",
+                shape, ctx.field_code().name(), if op == ChainOp::Inv { ctx.field_options().inversion.name() } else { "" }, t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best,
                 args.invocations, args.iters, args.reps, info.name, info.backend, info.driver, info.driver_info,
                 if t.correct { "ok (arkworks)" } else { "WRONG" }
             );

@@ -236,3 +236,41 @@ fn selftest_passes_and_reports_failures() {
     let out = cli(&["selftest", "--groups", "bn254-g3"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--groups"));
 }
+
+/// `field-bench` checks every chain against arkworks: squarings in the
+/// straight-line 64-bit layout (the walker's code) and products in the
+/// portable one, each JSON line reporting the field code and `correct`.
+#[test]
+fn field_bench_chains_equal_arkworks() {
+    for (op, layout) in [("sqr", "32x8-int64"), ("mul", "13x20")] {
+        let out = cli(&[
+            "field-bench",
+            "--op",
+            op,
+            "--layout",
+            layout,
+            "--field-code",
+            "unrolled",
+            "--invocations",
+            "256",
+            "--iters",
+            "16",
+            "--reps",
+            "1",
+            "--json",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{op} {layout}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("\"code\":\"unrolled\"") && text.contains("\"correct\":true"),
+            "{op} {layout}: {text}"
+        );
+    }
+    let bad = cli(&["field-bench", "--op", "cube"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected mul, sqr or inv"));
+}

@@ -10,7 +10,7 @@ use ark_ff::{AdditiveGroup, BigInteger, Field, PrimeField, UniformRand};
 use common::{ctx, ctx_with, field_reference, operand_pairs_of, rng};
 use msm_core::diagnostics::{BaseField, FieldOp, ScalarOp};
 use msm_core::repr::{canonical_words, from_canonical_words, limb_words, words_mod, FieldCodec};
-use msm_core::{Curve, FieldLayout, Inversion};
+use msm_core::{ContextOptions, Curve, FieldCode, FieldLayout, GpuContext, Inversion};
 
 const WORDS: usize = 12;
 
@@ -41,8 +41,9 @@ fn edge_values() -> Vec<Fq> {
     v
 }
 
-/// `fq_mul_raw` in BLS12-381's Fq: operands below 2p (each as itself and
-/// plus p) give a product below 2p congruent to a b, in every layout.
+/// `fq_mul_raw` and `fq_sqr_raw` in BLS12-381's Fq: operands below 2p
+/// (each as itself and plus p) give a product below 2p congruent to a b
+/// (or a^2), in every layout.
 #[test]
 fn bls12_381_raw_products_stay_below_2p() {
     common::fast_lavapipe_compile();
@@ -59,8 +60,24 @@ fn bls12_381_raw_products_stay_below_2p() {
     let mut two_p = p;
     two_p.add_with_carry(&p);
     let (a, b) = operand_pairs_of(&edge_values(), 382, 50);
-    for layout in FieldLayout::ALL {
-        let Some(ctx) = ctx(layout) else { continue };
+    // the adapter's field code in each layout, and straight-line code (the
+    // walker's, with its own squaring) where that is another
+    let unrolled = |layout| {
+        let opts = ContextOptions {
+            field_layout: Some(layout),
+            field_code: Some(FieldCode::Unrolled),
+            ..Default::default()
+        };
+        GpuContext::new_blocking(&opts).ok().map(|c| &*Box::leak(Box::new(c)))
+    };
+    let contexts = FieldLayout::ALL.into_iter().flat_map(|layout| {
+        let default = ctx(layout);
+        let other = default
+            .filter(|c| c.field_code() != FieldCode::Unrolled)
+            .and_then(|_| unrolled(layout));
+        [default, other].into_iter().flatten().map(move |c| (layout, c))
+    });
+    for (layout, ctx) in contexts {
         let repr = codec(layout);
         let plus_p = |x: &Fq, shift: bool| {
             let mut w = big(&repr.encode(*x));
@@ -72,15 +89,32 @@ fn bls12_381_raw_products_stay_below_2p() {
         for (shift_a, shift_b) in [(false, false), (true, false), (false, true), (true, true)] {
             let aw: Vec<Vec<u32>> = a.iter().map(|x| plus_p(x, shift_a)).collect();
             let bw: Vec<Vec<u32>> = b.iter().map(|x| plus_p(x, shift_b)).collect();
-            let out = pollster::block_on(ctx.field_op_in(Curve::Bls12_381G1, FieldOp::MulRaw, &aw, &bw)).unwrap();
-            for i in 0..a.len() {
-                let mut r = big(&out[i]);
-                let what = format!("{layout}: a={} b={} (+p: {shift_a}, {shift_b})", a[i], b[i]);
-                assert!(r < two_p, "{what}");
-                if r >= p {
-                    r.sub_with_borrow(&p);
+            // the square reads a alone: once with a as itself, once plus p
+            let ops: &[FieldOp] = if shift_b {
+                &[FieldOp::MulRaw]
+            } else {
+                &[FieldOp::MulRaw, FieldOp::SqrRaw]
+            };
+            for &op in ops {
+                let out = pollster::block_on(ctx.field_op_in(Curve::Bls12_381G1, op, &aw, &bw)).unwrap();
+                for i in 0..a.len() {
+                    let mut r = big(&out[i]);
+                    let code = ctx.field_code();
+                    let what = format!(
+                        "{layout} {code} {op:?}: a={} b={} (+p: {shift_a}, {shift_b})",
+                        a[i], b[i]
+                    );
+                    assert!(r < two_p, "{what}");
+                    if r >= p {
+                        r.sub_with_borrow(&p);
+                    }
+                    let want = if op == FieldOp::SqrRaw {
+                        a[i].square()
+                    } else {
+                        a[i] * b[i]
+                    };
+                    assert_eq!(repr.decode(&words(&r)), Some(want), "{what}");
                 }
-                assert_eq!(repr.decode(&words(&r)), Some(a[i] * b[i]), "{what}");
             }
         }
     }

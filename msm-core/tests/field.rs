@@ -68,16 +68,37 @@ fn field_ops_match_arkworks() {
 #[test]
 fn rows_field_code_matches_arkworks() {
     let (a, b) = operand_pairs(5);
+    for_code(FieldCode::Rows, |ctx, layout| check_ops_on(ctx, layout, &a, &b));
+}
+
+/// Straight-line field code (`FieldCode::Unrolled`: the walker's, and its
+/// own squaring) in every layout, also where the adapter's default is
+/// another (the 64-bit layout under a loop cap), raw forms included.
+#[test]
+fn unrolled_field_code_matches_arkworks() {
+    let (a, b) = operand_pairs(9);
+    for_code(FieldCode::Unrolled, |ctx, layout| {
+        check_ops_on(ctx, layout, &a, &b);
+        check_raw_on(ctx, layout, &a, &b);
+    });
+}
+
+/// Runs `check` on a context of each layout with field code `code`, where
+/// that is not the adapter's own (whose context the tests above check).
+fn for_code(code: FieldCode, check: impl Fn(&GpuContext, FieldLayout)) {
     for layout in FieldLayout::ALL {
+        if ctx(layout).is_some_and(|c| c.field_code() == code) {
+            continue;
+        }
         let opts = ContextOptions {
             field_layout: Some(layout),
-            field_code: Some(FieldCode::Rows),
+            field_code: Some(code),
             ..Default::default()
         };
         match GpuContext::new_blocking(&opts) {
             Ok(ctx) => {
-                assert_eq!(ctx.field_code(), FieldCode::Rows);
-                check_ops_on(&ctx, layout, &a, &b);
+                assert_eq!(ctx.field_code(), code);
+                check(&ctx, layout);
             }
             Err(msm_core::MsmError::LayoutUnsupported { .. }) => continue,
             Err(e) => panic!("{layout}: {e}"),
@@ -86,11 +107,19 @@ fn rows_field_code_matches_arkworks() {
 }
 
 /// The unreduced product (`fq_mul_raw`, the walker's chains of products)
-/// takes operands below 2p and answers below 2p, congruent to the product:
-/// edge and random pairs, each operand as itself and plus p.
+/// and square (`fq_sqr_raw`, written apart where the layout allows) take
+/// operands below 2p and answer below 2p, congruent to the product: edge
+/// and random pairs, each operand as itself and plus p.
 #[test]
 fn raw_products_stay_below_2p() {
     let (a, b) = operand_pairs(7);
+    for layout in FieldLayout::ALL {
+        let Some(ctx) = ctx(layout) else { continue };
+        check_raw_on(ctx, layout, &a, &b);
+    }
+}
+
+fn check_raw_on(ctx: &GpuContext, layout: FieldLayout, a: &[Fq], b: &[Fq]) {
     let p = Fq::MODULUS;
     let mut two_p = p;
     two_p.add_with_carry(&p);
@@ -99,28 +128,33 @@ fn raw_products_stay_below_2p() {
         x.add_with_carry(&p);
         bigint_to_words(&x)
     };
-    for layout in FieldLayout::ALL {
-        let Some(ctx) = ctx(layout) else { continue };
-        let repr = FieldRepr::new(layout);
-        let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
-        let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
-        for (shift_a, shift_b) in [(false, false), (true, false), (false, true), (true, true)] {
-            let ax: Vec<Words> = aw.iter().map(|w| if shift_a { plus_p(w) } else { *w }).collect();
-            let bx: Vec<Words> = bw.iter().map(|w| if shift_b { plus_p(w) } else { *w }).collect();
-            let out = pollster::block_on(ctx.field_op(FieldOp::MulRaw, &ax, &bx)).unwrap();
+    let repr = FieldRepr::new(layout);
+    let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
+    let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
+    for (shift_a, shift_b) in [(false, false), (true, false), (false, true), (true, true)] {
+        let ax: Vec<Words> = aw.iter().map(|w| if shift_a { plus_p(w) } else { *w }).collect();
+        let bx: Vec<Words> = bw.iter().map(|w| if shift_b { plus_p(w) } else { *w }).collect();
+        // the square reads a alone: once with a as itself, once plus p
+        let ops: &[FieldOp] = if shift_b {
+            &[FieldOp::MulRaw]
+        } else {
+            &[FieldOp::MulRaw, FieldOp::SqrRaw]
+        };
+        for &op in ops {
+            let out = pollster::block_on(ctx.field_op(op, &ax, &bx)).unwrap();
             for i in 0..a.len() {
+                let what = format!("{layout} {op:?}: a={} b={} (+p: {shift_a}, {shift_b})", a[i], b[i]);
                 let mut r = words_to_bigint(&out[i]);
-                assert!(r < two_p, "{layout}: a={} b={} (+p: {shift_a}, {shift_b})", a[i], b[i]);
+                assert!(r < two_p, "{what}");
                 if r >= p {
                     r.sub_with_borrow(&p);
                 }
-                assert_eq!(
-                    repr.from_gpu(&bigint_to_words(&r)),
-                    Some(a[i] * b[i]),
-                    "{layout}: a={} b={} (+p: {shift_a}, {shift_b})",
-                    a[i],
-                    b[i]
-                );
+                let want = if op == FieldOp::SqrRaw {
+                    a[i].square()
+                } else {
+                    a[i] * b[i]
+                };
+                assert_eq!(repr.from_gpu(&bigint_to_words(&r)), Some(want), "{what}");
             }
         }
     }

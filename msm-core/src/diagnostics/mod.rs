@@ -38,6 +38,8 @@ pub enum FieldOp {
     IsZero = 10,
     /// The product before its last reduction (below 2p for operands below 2p).
     MulRaw = 11,
+    /// The square before its last reduction (below 2p for a below 2p).
+    SqrRaw = 12,
 }
 
 /// Conversions of the `scalar_ops` test shader (the scalar module). Keep

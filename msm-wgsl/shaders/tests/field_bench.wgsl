@@ -1,6 +1,7 @@
 // Chained field operations, ITERS times per invocation:
 //   OP 0: x <- x * y (multiplication throughput);
-//   OP 1: x <- y / x = fq_inv(x) * y (inversion throughput; period 2).
+//   OP 1: x <- y / x = fq_inv(x) * y (inversion throughput; period 2);
+//   OP 2: x <- x^2 (squaring throughput).
 // Being one long dependent chain, it also shows whether a driver's loop budget
 // cut the loop short (the result would be wrong).
 #import field
@@ -24,6 +25,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if OP == 0u {
         for (var k = 0u; k < ITERS; k++) {
             x = fq_mul(x, y);
+        }
+    } else if OP == 2u {
+        for (var k = 0u; k < ITERS; k++) {
+            x = fq_sqr(x);
         }
     } else {
         for (var k = 0u; k < ITERS; k++) {

@@ -35,6 +35,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         case 9u: { flag = u32(fq_eq(a, b)); }
         case 10u: { flag = u32(fq_is_zero(a)); }
         case 11u: { r = fq_mul_raw(a, b); }
+        case 12u: { r = fq_sqr_raw(a); }
         default: {}
     }
     var w = fq_pack(r);

@@ -148,6 +148,10 @@ fn fq_mul_raw(a: Fq, b: Fq) -> Fq {
     return fq_mul(a, b);
 }
 
+fn fq_sqr_raw(a: Fq) -> Fq {
+    return fq_sqr(a);
+}
+
 fn fq_canon(a: Fq) -> Fq {
     return a;
 }

@@ -22,6 +22,7 @@ mod mul;
 mod options;
 mod safegcd;
 mod scalar;
+mod sqr;
 mod subgroup;
 mod wide;
 
@@ -99,6 +100,7 @@ pub fn field_module_for(opts: &FieldOptions) -> String {
         FieldLayout::Limbs32x8 => g.mul_cios(&mut s, true),
     }
     mul::reduced_forms(&mut s);
+    sqr::by_multiplication(&mut s);
     g.derived(&mut s);
     match opts.inversion {
         Inversion::Fermat => inverse::fermat(&mut s, &c),
@@ -421,10 +423,6 @@ fn fq_neg(a: Fq) -> Fq {{
 
 fn fq_double(a: Fq) -> Fq {{
     return fq_add(a, a);
-}}
-
-fn fq_sqr(a: Fq) -> Fq {{
-    return fq_mul(a, a);
 }}
 
 // Any value below 2^{bits} (need not be reduced) -> Montgomery form, reduced.

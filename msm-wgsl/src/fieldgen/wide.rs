@@ -50,13 +50,27 @@ impl Gen<'_> {
         // word-wise add and subtract (the caller's bounds: no overflow, no borrow out)
         word_chain(s, "fq_wide_add", "FqWide", 2 * n, "+");
         word_chain(s, "fq_wide_sub", "FqWide", 2 * n, "-");
-        // REDC: row i clears word i and carries into word i + N; `ov` is the
-        // carry out of word i + N, added with the next row's carry one word up
         s.push_str("// t / R mod p for t < p R, reduced.\nfn fq_redc(t: FqWide) -> Fq {\n");
         for k in 0..2 * n {
             writeln!(s, "    var t{k} = t[{k}];").unwrap();
         }
-        s.push_str("    var C: u32;\n    var m: u32;\n    var ov = 0u;\n");
+        s.push_str("    var C: u32;\n");
+        self.redc_rows(s);
+        writeln!(
+            s,
+            "    return fq_reduce_once(array<u32, {n}>({}));\n}}\n",
+            wide[n..].join(", ")
+        )
+        .unwrap();
+    }
+
+    /// The rows of a Montgomery reduction over words `t0..t(2N-1)` (declared
+    /// by the caller, with `C`): row i clears word i and carries into word
+    /// i + N; `ov` is the carry out of word i + N, added with the next row's
+    /// carry one word up. Leaves t / R in `tN..t(2N-1)`, below 2p for t < p R.
+    pub(super) fn redc_rows(&self, s: &mut String) {
+        let n = self.n;
+        s.push_str("    var m: u32;\n    var ov = 0u;\n");
         for i in 0..n {
             writeln!(s, "    // row {i}\n    m = t{i} * FQ_N0;").unwrap();
             // word i becomes zero: only its carry is kept
@@ -77,12 +91,6 @@ impl Gen<'_> {
             )
             .unwrap();
         }
-        writeln!(
-            s,
-            "    return fq_reduce_once(array<u32, {n}>({}));\n}}\n",
-            wide[n..].join(", ")
-        )
-        .unwrap();
     }
 }
 
