@@ -3,7 +3,7 @@
 //! field, every inversion), on seeded random and edge values; and the
 //! scalar module of both curves against their arkworks Fr.
 
-mod common;
+use crate::common;
 
 use ark_bls12_381::Fq;
 use ark_ff::{AdditiveGroup, BigInteger, Field, PrimeField, UniformRand};
@@ -195,7 +195,7 @@ fn bls12_381_g1_ops_match_arkworks() {
 
 /// [`bls12_381_g1_ops_match_arkworks`] in 13x30 and 16x24: lavapipe compiles
 /// their unrolled curve code for about 4 minutes each, so CI leaves them
-/// out (`cargo test -p msm-core --test bls12_381 -- --ignored`; the result
+/// out (`cargo test -p msm-core --test gpu bls12_381:: -- --ignored`; the result
 /// is in docs/benchmarks.md).
 #[test]
 #[ignore]

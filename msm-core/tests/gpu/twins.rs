@@ -4,7 +4,7 @@
 //! and windows from its own bucket sums; on seeded and adversarial inputs
 //! and plans with no, one and two block levels, one and several groups.
 
-mod common;
+use crate::common;
 
 use ark_bn254::G1Affine;
 use ark_ec::CurveGroup;
@@ -49,6 +49,7 @@ fn check_combine_stages(st: &MsmStages, bases: &[G1Affine], what: &str) {
 
 #[test]
 fn every_walker_combine_kernel_matches_its_twin() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
     // all-equal scalars and tiny tasks: chains over thousands of tasks
     // (levels 1 and 2); random scalars: short chains, no level
@@ -82,6 +83,7 @@ fn every_walker_combine_kernel_matches_its_twin() {
 
 #[test]
 fn every_reduce_kernel_matches_its_twin() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
     let repr = FieldRepr::new(ctx.field_layout());
     let n = 600;

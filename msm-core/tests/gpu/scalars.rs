@@ -4,7 +4,7 @@
 //! arkworks' `msm_bigint` on words of r or more is not that sum on every
 //! host (it depends on the thread count), which the last test shows.
 
-mod common;
+use crate::common;
 
 use ark_bn254::{Fr, G1Projective};
 use ark_ec::{CurveGroup, VariableBaseMSM};
@@ -55,12 +55,14 @@ fn edge_words() -> Vec<BigInt<4>> {
 /// every width on a GPU; the ignored test below runs 4..=16 here.
 #[test]
 fn any_word_gives_the_integer_sum_at_covering_window_widths() {
+    common::fast_lavapipe_compile();
     any_word_gives_the_integer_sum(&[4, 5, 7, 8, 11, 13, 16]);
 }
 
 #[test]
 #[ignore = "every width 4..=16 (minutes on a software adapter): --ignored"]
 fn any_word_gives_the_integer_sum_at_every_window_width() {
+    common::fast_lavapipe_compile();
     any_word_gives_the_integer_sum(&(4..=16).collect::<Vec<_>>());
 }
 
@@ -113,6 +115,7 @@ fn reduced_sum(points: &[ark_bn254::G1Affine], ints: &[BigInt<4>]) -> ark_bn254:
 /// pool size.
 #[test]
 fn the_integer_reference_does_not_depend_on_the_host() {
+    common::fast_lavapipe_compile();
     let n = 96;
     let (points, _) = msm_core::sample::inputs(n, 23);
     let edges = edge_words();

@@ -1,7 +1,7 @@
 //! The WGSL G1 primitives against ark-bn254: affine add/double given an inverse,
 //! XYZZ double/add/mixed add, negation and identity handling, for every layout.
 
-mod common;
+use crate::common;
 
 use ark_bn254::{Fq, G1Affine, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup, PrimeGroup};
@@ -86,6 +86,7 @@ fn random_points(seed: u64, n: usize) -> Vec<G1Affine> {
 
 #[test]
 fn affine_formulas_with_inverse() {
+    common::fast_lavapipe_compile();
     let p = random_points(10, 64);
     let q = random_points(11, 64);
     let g = G1Affine::generator();
@@ -118,6 +119,7 @@ fn affine_formulas_with_inverse() {
 /// same point.
 #[test]
 fn xyzz_formulas_and_special_cases() {
+    common::fast_lavapipe_compile();
     let p = random_points(20, 48);
     let q = random_points(21, 48);
     let mut r = rng(22);
@@ -162,6 +164,7 @@ fn xyzz_formulas_and_special_cases() {
 
 #[test]
 fn doubling_chain_matches_scalar_multiplication() {
+    common::fast_lavapipe_compile();
     let g = G1Affine::generator();
     for layout in FieldLayout::ALL {
         let repr = FieldRepr::new(layout);

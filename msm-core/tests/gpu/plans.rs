@@ -2,7 +2,7 @@
 //! adapter's loop budget by itself), a walker run right at the loop budget,
 //! tasks aligned to buckets, and the binary GCD inversion in the MSM.
 
-mod common;
+use crate::common;
 
 use ark_bn254::{Fr, G1Affine};
 use ark_ec::CurveGroup;
@@ -31,6 +31,7 @@ fn fastest_ctx() -> &'static GpuContext {
 /// default adapter and layout.
 #[test]
 fn defaults_at_2_16_match_arkworks() {
+    common::fast_lavapipe_compile();
     let ctx = fastest_ctx();
     let (bases, scalars) = msm_core::sample::inputs(1 << 16, 16);
     check(ctx, &bases, &scalars, &MsmConfig::default(), "defaults at 2^16");
@@ -41,6 +42,7 @@ fn defaults_at_2_16_match_arkworks() {
 /// cut the walk and the sum would be wrong.
 #[test]
 fn walker_at_the_loop_budget_is_exact() {
+    common::fast_lavapipe_compile();
     let ctx = fastest_ctx();
     let n = 4096;
     let config = MsmConfig {
@@ -82,6 +84,7 @@ fn walker_at_the_loop_budget_is_exact() {
 /// tasks shorter than the buckets (every bucket oversized).
 #[test]
 fn bucket_aligned_tasks_match_arkworks() {
+    common::fast_lavapipe_compile();
     let ctx = fastest_ctx();
     let aligned = MsmConfig {
         walker_split: TaskSplit::Buckets,
@@ -106,6 +109,7 @@ fn bucket_aligned_tasks_match_arkworks() {
 /// 64-bit integers exist.
 #[test]
 fn gcd_inversions_in_the_msm_match_arkworks() {
+    common::fast_lavapipe_compile();
     let mut cases = vec![(FieldLayout::Limbs13x20, Inversion::Safegcd)];
     if ctx(FieldLayout::Limbs32x8).is_some() {
         cases.push((FieldLayout::Limbs32x8, Inversion::Safegcd64));
@@ -137,6 +141,7 @@ fn gcd_inversions_in_the_msm_match_arkworks() {
 /// `--ignored`.
 #[test]
 fn unrolled_walker_matches_arkworks() {
+    common::fast_lavapipe_compile();
     unrolled_walker_shapes(&[(1, false), (4, true)]);
 }
 
@@ -145,6 +150,7 @@ fn unrolled_walker_matches_arkworks() {
 #[test]
 #[ignore = "every unrolled walker shape (minutes on a software adapter): --ignored"]
 fn unrolled_walker_every_shape() {
+    common::fast_lavapipe_compile();
     unrolled_walker_shapes(&[(1, false), (4, false), (4, true), (8, false)]);
 }
 

@@ -4,13 +4,13 @@
 //! BLS12-381's keeps G2 on the CPU in CI (its G2 pipelines compile for
 //! minutes on lavapipe) and runs it on the GPU under `--ignored`.
 
-mod common;
+use crate::common;
 
-#[path = "../examples/groth16/circuit.rs"]
+#[path = "../../examples/groth16/circuit.rs"]
 mod circuit;
 // The example reads the prover's times; this test does not.
 #[allow(dead_code)]
-#[path = "../examples/groth16/prover.rs"]
+#[path = "../../examples/groth16/prover.rs"]
 mod prover;
 
 use ark_ec::pairing::Pairing;

@@ -12,7 +12,7 @@ use msm_core::sample::{inputs_of, outside_subgroup};
 use msm_core::{BaseFormat, GpuCurve};
 use rand::SeedableRng;
 
-mod common;
+use crate::common;
 
 fn twin_agrees<C: GpuCurve>() {
     let curve = C::CURVE;
@@ -75,6 +75,7 @@ fn twin_agrees<C: GpuCurve>() {
 
 #[test]
 fn the_kernels_test_is_arkworks_in_every_group() {
+    common::fast_lavapipe_compile();
     twin_agrees::<ark_bn254::g1::Config>();
     twin_agrees::<ark_bls12_381::g1::Config>();
     twin_agrees::<ark_bn254::g2::Config>();

@@ -3,7 +3,7 @@
 //! that budget (a truncated chain gives a wrong product, so they fail if it bit),
 //! and that the probe really detects the cap where it exists.
 
-mod common;
+use crate::common;
 
 use ark_bn254::Fq;
 use ark_ff::{Field, UniformRand};
@@ -16,6 +16,7 @@ pub const LONGEST_TEST_CHAIN: u32 = 4096;
 
 #[test]
 fn longest_test_chain_is_exact() {
+    common::fast_lavapipe_compile();
     let mut r = rng(3);
     let a: Vec<Fq> = (0..64).map(|_| Fq::rand(&mut r)).collect();
     let b: Vec<Fq> = (0..64).map(|_| Fq::rand(&mut r)).collect();
@@ -34,6 +35,7 @@ fn longest_test_chain_is_exact() {
 
 #[test]
 fn probe_detects_the_cap() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
     let seeds = [1u32, 2, 3, 4];
     let under = pollster::block_on(ctx.loop_probe(&seeds, LONGEST_TEST_CHAIN + 1000)).unwrap();

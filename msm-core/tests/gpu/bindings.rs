@@ -4,6 +4,7 @@
 //! size, once the host's overrides are applied, is the size the host
 //! dispatches by.
 
+use crate::common;
 use msm_core::config::{MsmConfig, PrefMem};
 use msm_core::passes::{Access, Pass};
 use msm_core::plan::AdapterBounds;
@@ -36,6 +37,7 @@ fn bounds() -> AdapterBounds {
 
 #[test]
 fn bindings_match_the_shaders() {
+    common::fast_lavapipe_compile();
     let lib = ShaderLibrary::new(FieldLayout::Limbs13x20).unwrap();
     for pass in Pass::ALL {
         let (m, _) = module(&lib, pass, &MsmConfig::default());
@@ -68,6 +70,7 @@ fn bindings_match_the_shaders() {
 
 #[test]
 fn kernels_match_the_shaders() {
+    common::fast_lavapipe_compile();
     let lib = ShaderLibrary::new(FieldLayout::Limbs13x20).unwrap();
     let configs = [
         MsmConfig::default(),
@@ -129,6 +132,7 @@ fn kernels_match_the_shaders() {
 /// shader alone tells the sizes it runs with.
 #[test]
 fn wgsl_override_defaults_are_the_hosts() {
+    common::fast_lavapipe_compile();
     let lib = ShaderLibrary::new(FieldLayout::Limbs13x20).unwrap();
     let config = MsmConfig::default();
     let plan = config.plan(1 << 16, &bounds()).unwrap();

@@ -4,7 +4,7 @@
 //! bad point found and explained as the CPU twin does, on edge and fuzzed
 //! encodings.
 
-mod common;
+use crate::common;
 
 use ark_bn254::{Fq, Fr, G1Affine};
 use ark_ec::{AffineRepr, CurveGroup};
@@ -61,6 +61,7 @@ fn planes(ctx: &GpuContext, b: &msm_core::Bases) -> Vec<msm_core::diagnostics::B
 
 #[test]
 fn bytes_give_the_host_conversion_in_every_layout() {
+    common::fast_lavapipe_compile();
     let pts = points(300, 11);
     for layout in FieldLayout::ALL {
         let Some(ctx) = ctx(layout) else { continue };
@@ -79,6 +80,7 @@ fn bytes_give_the_host_conversion_in_every_layout() {
 
 #[test]
 fn parts_and_dispatches_split_the_same_way() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
     let pts = points(37, 12);
     let bytes = arkworks_bytes(&pts);
@@ -95,11 +97,13 @@ fn parts_and_dispatches_split_the_same_way() {
 /// BN254's G1 has cofactor 1: every point on the curve passes the check.
 #[test]
 fn every_bn254_g1_point_is_in_the_group() {
+    common::fast_lavapipe_compile();
     common::msms::check_subgroup_refusals::<ark_bn254::g1::Config>(ctx(FieldLayout::Limbs13x20).unwrap());
 }
 
 #[test]
 fn empty_and_ragged_inputs() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
     let empty = upload(ctx, &[], BaseFormat::Arkworks).unwrap();
     assert_eq!(empty.len(), 0);
@@ -128,6 +132,7 @@ fn damage(bytes: &mut [u8], i: usize, how: BaseDefect) {
 
 #[test]
 fn the_first_bad_point_is_named_with_its_defect() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
     let pts = points(64, 14);
     let good = arkworks_bytes(&pts);
@@ -172,6 +177,7 @@ fn the_first_bad_point_is_named_with_its_defect() {
 
 #[test]
 fn fuzzed_encodings_agree_with_the_twin() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
     let pts = points(48, 15);
     let mut r = rng(16);
@@ -203,6 +209,7 @@ fn fuzzed_encodings_agree_with_the_twin() {
 
 #[test]
 fn bytes_scalars_run_like_field_elements() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
     let (pts, scalars) = msm_core::sample::inputs(200, 17);
     let bases = upload(ctx, &arkworks_bytes(&pts), BaseFormat::Arkworks).unwrap();

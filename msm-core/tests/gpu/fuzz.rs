@@ -8,7 +8,7 @@
 //! properties; the GPU property runs `GPU_FUZZ_CASES`, else a hundredth of
 //! that, at least 6, and with `--nocapture` reports every 50 cases.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
@@ -136,6 +136,7 @@ proptest! {
     /// whatever `set` accepts, `get` prints back to the same value.
     #[test]
     fn knob_text_ends_in_a_config_or_a_typed_error(set in knob_set(), spec in ".{0,64}") {
+        common::fast_lavapipe_compile();
         let mut c = MsmConfig::default();
         for (name, value) in &set {
             match c.set(name, value) {
@@ -164,6 +165,7 @@ proptest! {
     /// loop budget and the bindings, or a typed refusal.
     #[test]
     fn plans_fit_or_refuse(set in knob_set(), n in prop_oneof![0usize..5000, any::<usize>()], b in bounds()) {
+        common::fast_lavapipe_compile();
         let mut c = MsmConfig::default();
         for (name, value) in &set {
             let _ = c.set(name, value);
@@ -201,6 +203,7 @@ proptest! {
         canonical in any::<bool>(),
         seed in any::<u64>(),
     ) {
+        common::fast_lavapipe_compile();
         let ctx = common::ctx(FieldLayout::Limbs32x8).or_else(|| common::ctx(FieldLayout::Limbs13x20)).unwrap();
         let mut c = MsmConfig::default();
         for (name, value) in &set {

@@ -1,7 +1,7 @@
 //! The whole MSM against `ark_ec::VariableBaseMSM`, per-pass diffs against the
 //! CPU twins, every adversarial input class and the knob matrix.
 
-mod common;
+use crate::common;
 
 use ark_bn254::{Fr, G1Affine, G1Projective};
 use ark_ec::{AffineRepr, CurveGroup};
@@ -52,6 +52,7 @@ fn default_ctx() -> &'static GpuContext {
 
 #[test]
 fn random_sizes_match_arkworks() {
+    common::fast_lavapipe_compile();
     let ctx = default_ctx();
     for (i, n) in [1usize, 2, 3, 5, 16, 255, 256, 1000, 1025].into_iter().enumerate() {
         let bases = random_bases(100 + i as u64, n);
@@ -62,6 +63,7 @@ fn random_sizes_match_arkworks() {
 
 #[test]
 fn empty_input_is_the_identity() {
+    common::fast_lavapipe_compile();
     let ctx = default_ctx();
     let b = ctx.upload_bases_blocking::<msm_core::Bn254>(&[]).unwrap();
     assert!(pollster::block_on(ctx.msm(&b, &[])).unwrap().is_zero());
@@ -78,17 +80,20 @@ fn adversarial_cases() -> Vec<(&'static str, Vec<G1Affine>, Vec<Fr>)> {
 // each pipeline on one core).
 #[test]
 fn adversarial_inputs_match_arkworks_32x8() {
+    common::fast_lavapipe_compile();
     assert_eq!(FieldLayout::ALL.len(), 3, "a new layout needs its adversarial test");
     adversarial_inputs_match_arkworks(FieldLayout::Limbs32x8);
 }
 
 #[test]
 fn adversarial_inputs_match_arkworks_13x20() {
+    common::fast_lavapipe_compile();
     adversarial_inputs_match_arkworks(FieldLayout::Limbs13x20);
 }
 
 #[test]
 fn adversarial_inputs_match_arkworks_16x16() {
+    common::fast_lavapipe_compile();
     adversarial_inputs_match_arkworks(FieldLayout::Limbs16x16);
 }
 
@@ -148,22 +153,26 @@ fn knob_matrix_part(full: bool, tpb: Option<u32>, part: (usize, usize)) {
 
 #[test]
 fn knob_pairs_cover_part_0() {
+    common::fast_lavapipe_compile();
     knob_matrix_part(false, None, (0, 3));
 }
 
 #[test]
 fn knob_pairs_cover_part_1() {
+    common::fast_lavapipe_compile();
     knob_matrix_part(false, None, (1, 3));
 }
 
 #[test]
 fn knob_pairs_cover_part_2() {
+    common::fast_lavapipe_compile();
     knob_matrix_part(false, None, (2, 3));
 }
 
 /// The cover is small and still covers every pair the matrix has.
 #[test]
 fn knob_pairs_cover_is_a_cover() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs32x8)
         .or_else(|| ctx(FieldLayout::Limbs13x20))
         .unwrap();
@@ -195,6 +204,7 @@ macro_rules! full_knob_matrix_tests {
             #[test]
             #[ignore = "the full knob matrix (minutes on a software adapter): --ignored"]
             fn $name() {
+                common::fast_lavapipe_compile();
                 knob_matrix_part(true, Some($tpb), (0, 1));
             }
         )*
@@ -210,6 +220,7 @@ full_knob_matrix_tests! {
 
 #[test]
 fn portable_layout_knob_corners() {
+    common::fast_lavapipe_compile();
     let ctx = default_ctx();
     let bases = random_bases(50, 1500);
     let scalars = random_scalars(51, 1500);
@@ -225,6 +236,7 @@ fn portable_layout_knob_corners() {
 
 #[test]
 fn window_widths_match_arkworks() {
+    common::fast_lavapipe_compile();
     let ctx = default_ctx();
     let bases = random_bases(60, 200);
     let scalars = random_scalars(61, 200);
@@ -244,6 +256,7 @@ fn window_widths_match_arkworks() {
 
 #[test]
 fn invalid_configs_are_clear_errors() {
+    common::fast_lavapipe_compile();
     let ctx = default_ctx();
     let b = ctx.upload_bases_blocking(&random_bases(70, 4)).unwrap();
     let s = random_scalars(71, 4);
@@ -278,6 +291,7 @@ fn by_bucket(plan: &Plan, recs: &[PointRecord], split: &[u32], repr: &FieldRepr)
 /// vector, and three vectors over the same bases as one joint plan.
 #[test]
 fn passes_match_cpu_twins() {
+    common::fast_lavapipe_compile();
     passes_match(1);
     passes_match(3);
 }
@@ -384,6 +398,7 @@ fn passes_match(vectors: usize) {
 /// walker_combine sums through its block levels (1 and 2 here).
 #[test]
 fn long_chains_are_combined_in_levels() {
+    common::fast_lavapipe_compile();
     let ctx = ctx(FieldLayout::Limbs32x8)
         .or_else(|| ctx(FieldLayout::Limbs13x20))
         .unwrap();
@@ -403,6 +418,7 @@ fn long_chains_are_combined_in_levels() {
 /// resident bases) sum to the same point.
 #[test]
 fn chunked_msm_matches_arkworks() {
+    common::fast_lavapipe_compile();
     let ctx = default_ctx();
     let n = 1000;
     let mut bases = random_bases(100, n);
@@ -436,6 +452,7 @@ fn chunked_msm_matches_arkworks() {
 /// chunks follow the part boundaries, also when chunks are smaller still.
 #[test]
 fn bases_in_parts_match_arkworks() {
+    common::fast_lavapipe_compile();
     let ctx = default_ctx();
     let n = 1000;
     let mut points = random_bases(102, n);
@@ -475,6 +492,7 @@ fn bases_in_parts_match_arkworks() {
 /// same answers as the GPU reduce, including skipped empty buckets.
 #[test]
 fn host_reduce_matches_arkworks() {
+    common::fast_lavapipe_compile();
     let ctx = default_ctx();
     for (i, n) in [1usize, 7, 300, 1025].into_iter().enumerate() {
         let mut bases = random_bases(300 + i as u64, n);

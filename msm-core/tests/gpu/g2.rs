@@ -3,7 +3,7 @@
 //! MSMs, every adversarial class, batches, tables and the host reduce, and
 //! the typed refusals between G1 and G2.
 
-mod common;
+use crate::common;
 
 use ark_ff::{AdditiveGroup, Field, UniformRand, Zero};
 use common::groups::{check_curve_ops, codec_of};
@@ -133,7 +133,7 @@ fn fq2_ops_over_row_loops() {
 }
 
 /// [`fq2_ops_match_arkworks_on_both_curves`] in every layout
-/// (`cargo test -p msm-core --test g2 -- --ignored`).
+/// (`cargo test -p msm-core --test gpu g2:: -- --ignored`).
 #[test]
 #[ignore]
 fn fq2_ops_every_layout() {
@@ -146,7 +146,7 @@ fn fq2_ops_every_layout() {
 /// in the 64-bit layout. Its one shader of every curve op compiles for
 /// about 20 minutes on lavapipe (both curves), so CI leaves it out and
 /// covers the same formulas through [`bn254_g2_msms_are_exact`]'s
-/// adversarial classes (`cargo test -p msm-core --test g2 -- --ignored`;
+/// adversarial classes (`cargo test -p msm-core --test gpu g2:: -- --ignored`;
 /// the result is in docs/benchmarks.md).
 #[test]
 #[ignore]
@@ -189,7 +189,7 @@ fn bls12_381_g2_points_outside_the_subgroup_are_refused() {
 
 /// BN254 G2's table, and everything on BLS12-381's G2: lavapipe compiles
 /// its pipelines (24-word coordinates) for about 15 minutes, which CI does
-/// not pay (`cargo test -p msm-core --test g2 -- --ignored`; the result is
+/// not pay (`cargo test -p msm-core --test gpu g2:: -- --ignored`; the result is
 /// in docs/benchmarks.md; the H200's benches check every BLS12-381 G2
 /// result against arkworks).
 #[test]

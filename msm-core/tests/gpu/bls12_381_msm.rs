@@ -3,7 +3,7 @@
 //! of shifted bases, the host reduce, and the typed refusals of another
 //! curve's inputs.
 
-mod common;
+use crate::common;
 
 use ark_ff::Zero;
 use common::msms::{self, reference};
@@ -22,28 +22,33 @@ fn bls_ctx() -> &'static GpuContext {
 
 #[test]
 fn bls12_381_msms_match_arkworks() {
+    common::fast_lavapipe_compile();
     msms::check_sizes_and_scalars_near_r::<Bls>(bls_ctx(), &[1, 2, 3, 100, 1000, 4096]);
 }
 
 #[test]
 fn bls12_381_adversarial_classes_are_exact() {
+    common::fast_lavapipe_compile();
     msms::check_adversarial::<Bls>(bls_ctx(), 200);
 }
 
 /// (The table at c = 11: 24 windows of 256 digit bits.)
 #[test]
 fn bls12_381_batches_tables_and_host_reduce() {
+    common::fast_lavapipe_compile();
     msms::check_batches_tables_and_host_reduce::<Bls>(bls_ctx(), 2048, Some(11));
 }
 
 /// BLS12-381's encodings (arkworks' big-endian zcash one, raw).
 #[test]
 fn bls12_381_bases_from_bytes() {
+    common::fast_lavapipe_compile();
     msms::check_bases_from_bytes::<Bls>(bls_ctx(), 300);
 }
 
 #[test]
 fn another_curves_inputs_are_refused() {
+    common::fast_lavapipe_compile();
     let ctx = bls_ctx();
     let (bn_bases, bn_scalars) = msm_core::sample::inputs(8, 1);
     let wrong = |e: &MsmError| matches!(e, MsmError::WrongCurve { .. });
@@ -65,6 +70,7 @@ fn another_curves_inputs_are_refused() {
 
 #[test]
 fn the_engine_routes_bls12_381() {
+    common::fast_lavapipe_compile();
     use msm_core::{Backend, Engine, EngineOptions};
     let (bases, scalars) = inputs_of::<Bls>(100, 3);
     let want = reference(&bases, &scalars);

@@ -1,7 +1,7 @@
 //! The WGSL field primitives against ark-bn254, for every layout, on seeded
 //! random and edge values; the row-loop field code through MSMs.
 
-mod common;
+use crate::common;
 
 use ark_bn254::Fq;
 use ark_ff::{BigInteger, Field, PrimeField, UniformRand};
@@ -58,6 +58,7 @@ fn check_ops_on(ctx: &GpuContext, layout: FieldLayout, a: &[Fq], b: &[Fq]) {
 
 #[test]
 fn field_ops_match_arkworks() {
+    common::fast_lavapipe_compile();
     let (a, b) = operand_pairs(1);
     for layout in FieldLayout::ALL {
         check_ops(layout, &a, &b);
@@ -67,6 +68,7 @@ fn field_ops_match_arkworks() {
 /// The row-loop multiplication (`FieldCode::Rows`) in every layout.
 #[test]
 fn rows_field_code_matches_arkworks() {
+    common::fast_lavapipe_compile();
     let (a, b) = operand_pairs(5);
     for_code(FieldCode::Rows, |ctx, layout| check_ops_on(ctx, layout, &a, &b));
 }
@@ -76,6 +78,7 @@ fn rows_field_code_matches_arkworks() {
 /// another (the 64-bit layout under a loop cap), raw forms included.
 #[test]
 fn unrolled_field_code_matches_arkworks() {
+    common::fast_lavapipe_compile();
     let (a, b) = operand_pairs(9);
     for_code(FieldCode::Unrolled, |ctx, layout| {
         check_ops_on(ctx, layout, &a, &b);
@@ -112,6 +115,7 @@ fn for_code(code: FieldCode, check: impl Fn(&GpuContext, FieldLayout)) {
 /// and random pairs, each operand as itself and plus p.
 #[test]
 fn raw_products_stay_below_2p() {
+    common::fast_lavapipe_compile();
     let (a, b) = operand_pairs(7);
     for layout in FieldLayout::ALL {
         let Some(ctx) = ctx(layout) else { continue };
@@ -164,6 +168,7 @@ fn check_raw_on(ctx: &GpuContext, layout: FieldLayout, a: &[Fq], b: &[Fq]) {
 /// and come back out unchanged.
 #[test]
 fn montgomery_conversions() {
+    common::fast_lavapipe_compile();
     let mut raw: Vec<Words> = edge_values()
         .iter()
         .map(|x| bigint_to_words(&x.into_bigint()))
@@ -202,6 +207,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
     #[test]
     fn field_ops_property(pairs in proptest::collection::vec((fq_strategy(), fq_strategy()), 1..100)) {
+        common::fast_lavapipe_compile();
         let (a, b): (Vec<Fq>, Vec<Fq>) = pairs.into_iter().unzip();
         for layout in FieldLayout::ALL {
             check_ops(layout, &a, &b);
@@ -213,6 +219,7 @@ proptest! {
 /// agree with arkworks on every layout, with either inversion.
 #[test]
 fn inversion_chain_matches_arkworks() {
+    common::fast_lavapipe_compile();
     use msm_core::diagnostics::ChainOp;
     for layout in FieldLayout::ALL {
         for inversion in Inversion::ALL.into_iter().filter(|i| i.supports(layout)) {
@@ -232,6 +239,7 @@ fn inversion_chain_matches_arkworks() {
 /// inversions, values near 2^k and small values.
 #[test]
 fn gcd_inversions_match_arkworks() {
+    common::fast_lavapipe_compile();
     let (a, b) = operand_pairs(3);
     let mut r = rng(4);
     let mut many: Vec<Fq> = (0..20_000).map(|_| Fq::rand(&mut r)).collect();
@@ -307,18 +315,21 @@ fn check<C: GpuCurve>(layout: FieldLayout, code: FieldCode) {
 /// The 64-bit layout's default under a loop cap.
 #[test]
 fn bn254_mixed() {
+    common::fast_lavapipe_compile();
     check::<Bn254G1>(FieldLayout::Limbs32x8, FieldCode::Mixed);
 }
 
 /// The portable layout's default on GPUs (and in browsers).
 #[test]
 fn bn254_mixed_portable() {
+    common::fast_lavapipe_compile();
     check::<Bn254G1>(FieldLayout::Limbs13x20, FieldCode::Mixed);
 }
 
 /// BLS12-381's 12 limbs of 32 bits: six iterations of two rows.
 #[test]
 fn bls12_381_mixed() {
+    common::fast_lavapipe_compile();
     check::<Bls12_381G1>(FieldLayout::Limbs32x8, FieldCode::Mixed);
 }
 

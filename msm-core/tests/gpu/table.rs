@@ -4,7 +4,7 @@
 //! parts, in joint batches, with canonical scalars and the host reduce; the
 //! knobs that set the table aside are honoured.
 
-mod common;
+use crate::common;
 
 use ark_bn254::{Fq, Fr, G1Affine};
 use ark_ec::{AffineRepr, CurveGroup};
@@ -54,6 +54,7 @@ fn table_points(ctx: &GpuContext, bases: &msm_core::Bases) -> Vec<Vec<Option<G1A
 
 #[test]
 fn table_equals_its_twin() {
+    common::fast_lavapipe_compile();
     let pts = points(300, 51);
     for layout in FieldLayout::ALL {
         let Some(ctx) = ctx(layout) else { continue };
@@ -79,6 +80,7 @@ fn table_equals_its_twin() {
 
 #[test]
 fn table_refuses_bad_widths_and_foreign_bases() {
+    common::fast_lavapipe_compile();
     let ctx = fastest_ctx();
     let mut bases = ctx.upload_bases_blocking(&points(20, 52)).unwrap();
     for c in [0, 1, 21] {
@@ -99,6 +101,7 @@ fn table_refuses_bad_widths_and_foreign_bases() {
 /// the table's plan really used (one row of buckets).
 #[test]
 fn msms_over_a_table_equal_arkworks() {
+    common::fast_lavapipe_compile();
     let ctx = fastest_ctx();
     let n = 600;
     for (name, pts, scalars) in msm_core::sample::adversarial(n, 53) {
@@ -122,6 +125,7 @@ fn msms_over_a_table_equal_arkworks() {
 /// run the plain bases.
 #[test]
 fn table_paths_equal_arkworks() {
+    common::fast_lavapipe_compile();
     let ctx = fastest_ctx();
     let n = 700;
     let (pts, _) = msm_core::sample::inputs(n, 54);
@@ -186,6 +190,7 @@ fn table_paths_equal_arkworks() {
 /// The engine builds the table of its GPU set and its MSMs use it.
 #[test]
 fn engine_builds_tables() {
+    common::fast_lavapipe_compile();
     use msm_core::{Backend, Engine, EngineOptions};
     let engine = Engine::new_blocking(&EngineOptions {
         backend: Backend::Gpu,
