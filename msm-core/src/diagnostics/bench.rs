@@ -107,7 +107,8 @@ mod native {
                 }
             }
             let got = self.read_words(&out, invocations * words).await?;
-            // x^(2^iters): iters squarings a chain, on the library's threads
+            // every chain against arkworks on the library's threads (a squaring
+            // chain is iters squarings)
             let correct = crate::host::install(|| {
                 use rayon::prelude::*;
                 got.par_chunks_exact(words)
