@@ -18,19 +18,55 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-mod bases;
-mod bindings;
-mod bls12_381;
-mod bls12_381_msm;
-mod curve;
-mod field;
-mod fuzz;
-mod g2;
-mod groth16;
-mod loop_cap;
-mod msm;
-mod plans;
-mod scalars;
-mod subgroup;
-mod table;
-mod twins;
+/// Declares the modules and keeps their sources for the check below.
+macro_rules! modules {
+    ($($m:ident),+ $(,)?) => {
+        $(mod $m;)+
+        const SOURCES: &[(&str, &str)] = &[$((stringify!($m), include_str!(concat!(stringify!($m), ".rs")))),+];
+    };
+}
+
+modules!(
+    bases,
+    bindings,
+    bls12_381,
+    bls12_381_msm,
+    curve,
+    field,
+    fuzz,
+    g2,
+    groth16,
+    loop_cap,
+    msm,
+    plans,
+    scalars,
+    subgroup,
+    table,
+    twins,
+);
+
+/// Every test of this binary calls `common::fast_lavapipe_compile()` as
+/// its first statement (the flag must be set before any context of the
+/// process, whichever test makes it first).
+#[test]
+fn every_test_sets_the_compile_flag_first() {
+    for (module, text) in SOURCES {
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim() != "#[test]" {
+                continue;
+            }
+            // the body opens on the first line ending in `{` after the fn
+            let open = (i..lines.len())
+                .skip_while(|&k| !lines[k].trim_start().starts_with("fn "))
+                .find(|&k| lines[k].trim_end().ends_with('{'))
+                .unwrap_or_else(|| panic!("{module}.rs:{}: a test without a body", i + 1));
+            assert_eq!(
+                lines.get(open + 1).map(|l| l.trim()),
+                Some("common::fast_lavapipe_compile();"),
+                "{module}.rs:{}: the test's first statement",
+                open + 2
+            );
+        }
+    }
+}
