@@ -36,6 +36,7 @@ modules!(
     fuzz,
     g2,
     groth16,
+    knob_cover,
     loop_cap,
     msm,
     plans,
