@@ -4,6 +4,7 @@
 pub mod groups;
 pub mod knobs;
 pub mod msms;
+pub mod raw;
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};

@@ -47,18 +47,6 @@ fn edge_values() -> Vec<Fq> {
 #[test]
 fn bls12_381_raw_products_stay_below_2p() {
     common::fast_lavapipe_compile();
-    type Big = <Fq as PrimeField>::BigInt;
-    let big = |w: &[u32]| {
-        let mut b = Big::zero();
-        for (limb, pair) in b.0.iter_mut().zip(w.chunks(2)) {
-            *limb = u64::from(pair[0]) | u64::from(pair[1]) << 32;
-        }
-        b
-    };
-    let words = |b: &Big| -> Vec<u32> { b.0.iter().flat_map(|l| [*l as u32, (*l >> 32) as u32]).collect() };
-    let p = Fq::MODULUS;
-    let mut two_p = p;
-    two_p.add_with_carry(&p);
     let (a, b) = operand_pairs_of(&edge_values(), 382, 50);
     // the adapter's field code in each layout, and straight-line code (the
     // walker's, with its own squaring) where that is another
@@ -78,45 +66,8 @@ fn bls12_381_raw_products_stay_below_2p() {
         [default, other].into_iter().flatten().map(move |c| (layout, c))
     });
     for (layout, ctx) in contexts {
-        let repr = codec(layout);
-        let plus_p = |x: &Fq, shift: bool| {
-            let mut w = big(&repr.encode(*x));
-            if shift {
-                w.add_with_carry(&p);
-            }
-            words(&w)
-        };
-        for (shift_a, shift_b) in [(false, false), (true, false), (false, true), (true, true)] {
-            let aw: Vec<Vec<u32>> = a.iter().map(|x| plus_p(x, shift_a)).collect();
-            let bw: Vec<Vec<u32>> = b.iter().map(|x| plus_p(x, shift_b)).collect();
-            // the square reads a alone: once with a as itself, once plus p
-            let ops: &[FieldOp] = if shift_b {
-                &[FieldOp::MulRaw]
-            } else {
-                &[FieldOp::MulRaw, FieldOp::SqrRaw]
-            };
-            for &op in ops {
-                let out = pollster::block_on(ctx.field_op_in(Curve::Bls12_381G1, op, &aw, &bw)).unwrap();
-                for i in 0..a.len() {
-                    let mut r = big(&out[i]);
-                    let code = ctx.field_code();
-                    let what = format!(
-                        "{layout} {code} {op:?}: a={} b={} (+p: {shift_a}, {shift_b})",
-                        a[i], b[i]
-                    );
-                    assert!(r < two_p, "{what}");
-                    if r >= p {
-                        r.sub_with_borrow(&p);
-                    }
-                    let want = if op == FieldOp::SqrRaw {
-                        a[i].square()
-                    } else {
-                        a[i] * b[i]
-                    };
-                    assert_eq!(repr.decode(&words(&r)), Some(want), "{what}");
-                }
-            }
-        }
+        assert_eq!(codec(layout).words(), WORDS);
+        common::raw::check_raw_products(ctx, Curve::Bls12_381G1, layout, &a, &b);
     }
 }
 

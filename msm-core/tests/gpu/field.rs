@@ -4,10 +4,10 @@
 use crate::common;
 
 use ark_bn254::Fq;
-use ark_ff::{BigInteger, Field, PrimeField, UniformRand};
+use ark_ff::{Field, PrimeField, UniformRand};
 use common::{ctx, ctx_with, edge_values, field_reference, msms, operand_pairs_of, rng};
 use msm_core::diagnostics::FieldOp;
-use msm_core::repr::{bigint_to_words, words_to_bigint, FieldRepr, Words};
+use msm_core::repr::{bigint_to_words, FieldRepr, Words};
 use msm_core::{ContextOptions, Curve, FieldCode, FieldLayout, GpuContext, GpuCurve, Inversion};
 use proptest::prelude::*;
 
@@ -124,44 +124,7 @@ fn raw_products_stay_below_2p() {
 }
 
 fn check_raw_on(ctx: &GpuContext, layout: FieldLayout, a: &[Fq], b: &[Fq]) {
-    let p = Fq::MODULUS;
-    let mut two_p = p;
-    two_p.add_with_carry(&p);
-    let plus_p = |w: &Words| {
-        let mut x = words_to_bigint(w);
-        x.add_with_carry(&p);
-        bigint_to_words(&x)
-    };
-    let repr = FieldRepr::new(layout);
-    let aw: Vec<Words> = a.iter().map(|x| repr.to_gpu(x)).collect();
-    let bw: Vec<Words> = b.iter().map(|x| repr.to_gpu(x)).collect();
-    for (shift_a, shift_b) in [(false, false), (true, false), (false, true), (true, true)] {
-        let ax: Vec<Words> = aw.iter().map(|w| if shift_a { plus_p(w) } else { *w }).collect();
-        let bx: Vec<Words> = bw.iter().map(|w| if shift_b { plus_p(w) } else { *w }).collect();
-        // the square reads a alone: once with a as itself, once plus p
-        let ops: &[FieldOp] = if shift_b {
-            &[FieldOp::MulRaw]
-        } else {
-            &[FieldOp::MulRaw, FieldOp::SqrRaw]
-        };
-        for &op in ops {
-            let out = pollster::block_on(ctx.field_op(op, &ax, &bx)).unwrap();
-            for i in 0..a.len() {
-                let what = format!("{layout} {op:?}: a={} b={} (+p: {shift_a}, {shift_b})", a[i], b[i]);
-                let mut r = words_to_bigint(&out[i]);
-                assert!(r < two_p, "{what}");
-                if r >= p {
-                    r.sub_with_borrow(&p);
-                }
-                let want = if op == FieldOp::SqrRaw {
-                    a[i].square()
-                } else {
-                    a[i] * b[i]
-                };
-                assert_eq!(repr.from_gpu(&bigint_to_words(&r)), Some(want), "{what}");
-            }
-        }
-    }
+    common::raw::check_raw_products(ctx, Curve::Bn254G1, layout, a, b);
 }
 
 /// Conversions into Montgomery form accept any 256-bit input, reduced or not,
