@@ -121,6 +121,13 @@ crate::knobs::table::knob_table! {
     joint_points: u32 = 1 << 22;
         camel "jointPoints", alias "joint", ts "number", values "a count; 0 turns joint batches off",
         shader false, range 0..=u32::MAX;
+    /// A batch staged at once is submitted in waves: a wave closes once it
+    /// holds this many scalars, and the host writes the next wave while the
+    /// GPU runs it (writing 2^21 scalars takes ~2 ms at PCIe speed, one
+    /// more submission ~0.3 ms). 0: one submission.
+    wave_points: u32 = 1 << 21;
+        camel "wavePoints", alias "wave", ts "number", values "a count; 0 submits a staged batch at once",
+        shader false, range 0..=u32::MAX;
     /// reduce's last step (each row's group sums into its window sum) runs
     /// on the host for plans with at most this many group sums (rows x
     /// groups): a short readback and two additions a group instead of the

@@ -76,6 +76,24 @@ fn joint_batches_equal_arkworks() {
                     with(|c, len| c.max_chunk_points = Some(len as u32)),
                     1,
                 ),
+                (
+                    "a wave a vector",
+                    &whole,
+                    with(|c, _| {
+                        c.joint_points = 0;
+                        c.wave_points = 1;
+                    }),
+                    1,
+                ),
+                (
+                    "waves of two joint jobs",
+                    &whole,
+                    with(|c, len| {
+                        c.max_chunk_points = Some(2 * len as u32);
+                        c.wave_points = 3 * len as u32;
+                    }),
+                    2,
+                ),
                 ("host reduce", &whole, with(|c, _| c.reduce = ReduceOn::Host), k),
                 ("c = 5", &whole, with(|c, _| c.window_bits = Some(5)), k),
                 (

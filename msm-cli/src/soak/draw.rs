@@ -66,6 +66,9 @@ fn knob_value(name: &str, rng: &mut ChaCha20Rng, n: usize, max_tpb: u32) -> Opti
         // off, the default, or groups of 1..=8 vectors of n
         "joint_points" if chance(rng, 3) => pick(rng, &["0", "4194304"]).into(),
         "joint_points" => (n as u64 * (1 + below(rng, 8))).to_string(),
+        // one submission, the default, or waves of 1..=4 vectors of n
+        "wave_points" if chance(rng, 3) => pick(rng, &["0", "2097152"]).into(),
+        "wave_points" => (n as u64 * (1 + below(rng, 4))).to_string(),
         "bases_table" => boolean(rng),
         "host_windows_max" if chance(rng, 2) => "0".into(),
         "host_windows_max" => pick(rng, &["1", "64", "4096", "4294967295"]).into(),

@@ -3,9 +3,12 @@
 //! `jobs.rs`); every job's parameters and scalars go into one mapped
 //! staging buffer, every job is recorded into one encoder behind copies out
 //! of it, and the batch is submitted once; one results buffer is mapped at
-//! the end. Inputs too large to stage at once, and the host reduce, submit
-//! job by job instead (the host writes the next job while the GPU runs the
-//! previous one).
+//! the end. A batch of large jobs is staged and submitted in waves, so that
+//! the host writes the next wave's scalars while the GPU runs the last one.
+//! Jobs too large to stage, and the host reduce, submit job by job instead
+//! through the queue's writes.
+
+use std::ops::Range;
 
 use ark_ec::short_weierstrass::Projective;
 use ark_ff::Zero;
@@ -28,8 +31,33 @@ use crate::repr::FieldCodec;
 
 const PARAMS_BYTES: u64 = std::mem::size_of::<MsmParams>() as u64;
 
-/// Batches that would stage more than this submit job by job.
+/// Waves that would stage more than this submit job by job.
 const MAX_STAGING_BYTES: u64 = 1 << 30;
+
+/// The batch's waves, from its jobs' point counts: runs of consecutive
+/// jobs, each closed once it holds `wave_points` points (the whole batch at
+/// 0).
+fn waves(points: impl IntoIterator<Item = u64>, wave_points: u32) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut held, mut k) = (0, 0, 0);
+    for n in points {
+        if wave_points > 0 && held >= u64::from(wave_points) {
+            out.push(start..k);
+            (start, held) = (k, 0);
+        }
+        held += n;
+        k += 1;
+    }
+    out.push(start..k);
+    out
+}
+
+/// Where a wave's scalars start in its staging buffer (its jobs' parameters
+/// first), and the buffer's bytes.
+fn wave_bytes(jobs: &[Job<'_>]) -> (u64, u64) {
+    let scalar_at = (jobs.len() as u64 * PARAMS_BYTES).next_multiple_of(256);
+    (scalar_at, scalar_at + jobs.iter().map(Job::scalar_bytes).sum::<u64>())
+}
 
 /// A batch's results, the first job's plan and the timings summed over jobs.
 pub(crate) struct BatchRun<C: GpuCurve = Bn254> {
@@ -77,10 +105,9 @@ pub(crate) async fn run_batch<C: GpuCurve>(
     let host_reduce = passes.len() < Pass::ALL.len();
     let used = jobs.iter().map(|j| (j.entry, j.plan));
     let pipelines = ctx.plan_entries(used, plans.plans().len(), config, passes).await?;
-    let scalar_at = (jobs.len() as u64 * PARAMS_BYTES).next_multiple_of(256);
-    let staging_bytes = scalar_at + jobs.iter().map(Job::scalar_bytes).sum::<u64>();
+    let waves = waves(jobs.iter().map(|j| j.plan.n as u64), config.wave_points);
     let limit = MAX_STAGING_BYTES.min(ctx.device.limits().max_buffer_size);
-    let one_submission = !host_reduce && staging_bytes <= limit;
+    let staged = !host_reduce && waves.iter().all(|w| wave_bytes(&jobs[w.clone()]).1 <= limit);
     let layout = ResultLayout::new(jobs.iter().map(|j| &j.plan));
     let results = ctx.take_results(layout.bytes);
     run.timings.prepare_ms = t_prepare.elapsed().as_secs_f64() * 1e3;
@@ -92,16 +119,18 @@ pub(crate) async fn run_batch<C: GpuCurve>(
         results: (&results, &layout),
         timing: config.timing && ctx.has_timestamps(),
     };
-    let recorded = if one_submission {
+    let recorded = if staged {
         submission
-            .staged(scalar_at, staging_bytes, &mut run.timings)
+            .in_waves(&waves, &mut run.timings)
             .await
-        .map(|(timed, verdict, index)| (timed, Vec::new(), Some(verdict), index))
+            .map(|(timed, verdicts, index)| (timed, Vec::new(), verdicts, index))
     } else {
-        submission.each(host_reduce, &mut run.timings).await
-        .map(|(timed, sums, index)| (timed, sums, None, index))
+        submission
+            .each(host_reduce, &mut run.timings)
+            .await
+            .map(|(timed, sums, index)| (timed, sums, Vec::new(), index))
     };
-    let (timed, mut host_sums, verdict, submitted) = match recorded {
+    let (timed, mut host_sums, verdicts, submitted) = match recorded {
         Ok(r) => r,
         Err(e) => {
             ctx.put_results(results);
@@ -109,7 +138,7 @@ pub(crate) async fn run_batch<C: GpuCurve>(
         }
     };
     let t_wait = web_time::Instant::now();
-    let bytes = read_results(ctx, results, layout.bytes, submitted, verdict).await?;
+    let bytes = read_results(ctx, results, layout.bytes, submitted, verdicts).await?;
     run.timings.wait_ms = t_wait.elapsed().as_secs_f64() * 1e3;
     run.timings.gpu_wall_ms = t0.elapsed().as_secs_f64() * 1e3;
     let words: &[u32] = bytemuck::cast_slice(&bytes);
@@ -132,21 +161,21 @@ pub(crate) async fn run_batch<C: GpuCurve>(
     Ok(run)
 }
 
-/// Maps the first `bytes` of the results, then awaits the submission's
+/// Maps the first `bytes` of the results, then awaits the submissions'
 /// error scopes (settled by then: awaited after the readback, not before it).
 async fn read_results(
     ctx: &GpuContext,
     results: wgpu::Buffer,
     bytes: u64,
     submitted: wgpu::SubmissionIndex,
-    verdict: Option<Verdict>,
+    verdicts: Vec<Verdict>,
 ) -> Result<Vec<u8>, MsmError> {
     let bytes = ctx.map_read_range(&results, bytes, submitted).await;
     // A buffer whose map timed out is still mapping: not for the pool.
     if !matches!(bytes, Err(MsmError::Timeout { .. })) {
         ctx.put_results(results);
     }
-    if let Some(verdict) = verdict {
+    for verdict in verdicts {
         if let Some(e) = verdict.await {
             return Err(MsmError::Device(e.to_string()));
         }
@@ -170,15 +199,45 @@ struct Submission<'a, 'j> {
 }
 
 impl Submission<'_, '_> {
-    /// Stages every job, records all of them into one encoder and submits it
-    /// once. Returns each job's timed kernel labels.
-    async fn staged(
+    /// Stages and submits the waves in turn: each wave's writes run while
+    /// the GPU runs the waves before it. Returns each job's timed kernel
+    /// labels, each wave's error scopes and the last submission.
+    async fn in_waves(
         &self,
-        scalar_at: u64,
-        staging_bytes: u64,
+        waves: &[Range<usize>],
+        timings: &mut MsmTimings,
+    ) -> Result<(Vec<Labels>, Vec<Verdict>, wgpu::SubmissionIndex), MsmError> {
+        let mut timed = Vec::with_capacity(self.jobs.len());
+        let mut verdicts = Vec::with_capacity(waves.len());
+        let mut submitted = None;
+        for wave in waves {
+            match self.staged(wave.clone(), timings) {
+                Ok((labels, verdict, index)) => {
+                    timed.extend(labels);
+                    verdicts.push(verdict);
+                    submitted = Some(index);
+                }
+                Err(e) => {
+                    // the waves already submitted: their scopes popped, their
+                    // work left to finish on the queue
+                    drop(verdicts);
+                    return Err(e);
+                }
+            }
+        }
+        Ok((timed, verdicts, submitted.expect("a batch has a wave")))
+    }
+
+    /// Stages the jobs `wave`, records them into one encoder and submits it
+    /// once. Returns their timed kernel labels.
+    fn staged(
+        &self,
+        wave: Range<usize>,
         timings: &mut MsmTimings,
     ) -> Result<(Vec<Labels>, Verdict, wgpu::SubmissionIndex), MsmError> {
-        let (ctx, jobs) = (self.ctx, self.jobs);
+        let ctx = self.ctx;
+        let jobs = &self.jobs[wave.clone()];
+        let (scalar_at, staging_bytes) = wave_bytes(jobs);
         let t = web_time::Instant::now();
         let staging = ctx.take_staging(staging_bytes);
         let scalar_offsets: Vec<u64> = jobs
@@ -189,18 +248,18 @@ impl Submission<'_, '_> {
                 Some(here)
             })
             .collect();
-        let write = || self.write_staging(&staging, &scalar_offsets, staging_bytes);
-        let mut scratch: Vec<Option<Scratch>> = self
-            .pipelines
-            .iter()
-            .map(|e| e.as_ref().map(|e| ctx.take_scratch(&e.plan)))
+        let write = || self.write_staging(wave.clone(), &staging, &scalar_offsets, staging_bytes);
+        // the scratch of the plans this wave runs
+        let mut scratch: Vec<Option<Scratch>> = (self.pipelines.iter().enumerate())
+            .map(|(i, e)| e.as_ref().filter(|_| jobs.iter().any(|j| j.entry == i)))
+            .map(|e| e.map(|e| ctx.take_scratch(&e.plan)))
             .collect();
         // Error scopes are per thread: record on this one.
         let scopes = ctx.catch(&[wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]);
         let mut enc = ctx
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-        let mut record = || self.record_all(&mut enc, &mut scratch, &staging, &scalar_offsets);
+        let mut record = || self.record_all(wave.clone(), &mut enc, &mut scratch, &staging, &scalar_offsets);
         // The pool writes the scalars while this thread records the passes.
         #[cfg(not(target_arch = "wasm32"))]
         let ((upload_ms, written), timed) = {
@@ -240,11 +299,12 @@ impl Submission<'_, '_> {
         Ok((timed, verdict, submitted))
     }
 
-    /// Writes every job's parameters and scalars into the mapped staging
-    /// buffer. Returns the milliseconds it took and whether every scalar was
-    /// readable.
+    /// Writes the parameters and scalars of the jobs `wave` into the mapped
+    /// staging buffer. Returns the milliseconds it took and whether every
+    /// scalar was readable.
     fn write_staging(
         &self,
+        wave: Range<usize>,
         staging: &crate::context::Staging,
         scalar_offsets: &[u64],
         bytes: u64,
@@ -252,7 +312,7 @@ impl Submission<'_, '_> {
         let _span = tracing::debug_span!("msm.upload_scalars", bytes).entered();
         let t = web_time::Instant::now();
         let mut written = Ok(());
-        for (k, j) in self.jobs.iter().enumerate() {
+        for (k, j) in self.jobs[wave].iter().enumerate() {
             written = written.and(staging.write_bytes(k as u64 * PARAMS_BYTES, bytemuck::bytes_of(&j.params())));
             let mut at = scalar_offsets[k];
             for v in &j.scalars {
@@ -263,22 +323,24 @@ impl Submission<'_, '_> {
         (t.elapsed().as_secs_f64() * 1e3, written)
     }
 
-    /// Records every job behind the copies of its parameters and scalars out
-    /// of `staging`. Returns each job's timed kernel labels.
+    /// Records the jobs `wave` behind the copies of their parameters and
+    /// scalars out of `staging`. Returns each job's timed kernel labels.
     fn record_all(
         &self,
+        wave: Range<usize>,
         enc: &mut wgpu::CommandEncoder,
         scratch: &mut [Option<Scratch>],
         staging: &crate::context::Staging,
         scalar_offsets: &[u64],
     ) -> Vec<Labels> {
-        let mut timed = Vec::with_capacity(self.jobs.len());
-        for (k, j) in self.jobs.iter().enumerate() {
+        let mut timed = Vec::with_capacity(wave.len());
+        for (i, k) in wave.enumerate() {
+            let j = &self.jobs[k];
             let s = scratch[j.entry].as_mut().expect("taken for its jobs");
-            enc.copy_buffer_to_buffer(&staging.buffer, k as u64 * PARAMS_BYTES, s.buf(Buf::Params), 0, PARAMS_BYTES);
+            enc.copy_buffer_to_buffer(&staging.buffer, i as u64 * PARAMS_BYTES, s.buf(Buf::Params), 0, PARAMS_BYTES);
             enc.copy_buffer_to_buffer(
                 &staging.buffer,
-                scalar_offsets[k],
+                scalar_offsets[i],
                 s.buf(Buf::Scalars),
                 0,
                 j.scalar_bytes(),
@@ -377,5 +439,20 @@ impl Submission<'_, '_> {
                 enc.copy_buffer_to_buffer(resolve, 0, results, at, n as u64 * 8);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::waves;
+
+    #[test]
+    fn waves_close_once_they_hold_wave_points() {
+        assert_eq!(waves([5, 5, 5], 0), vec![0..3]);
+        assert_eq!(waves([5, 5, 5], 1), vec![0..1, 1..2, 2..3]);
+        assert_eq!(waves([5, 5, 5], 10), vec![0..2, 2..3]);
+        assert_eq!(waves([5, 5, 5], 11), vec![0..3]);
+        assert_eq!(waves([20, 1, 1], 10), vec![0..1, 1..3]);
+        assert_eq!(waves([7], 1), vec![0..1]);
     }
 }

@@ -298,7 +298,7 @@ fn long_chains_are_combined_in_levels() {
 }
 
 /// Inputs split into chunks (each its own plan, with an offset into the
-/// resident bases) sum to the same point.
+/// resident bases) sum to the same point, submitted at once or in waves.
 #[test]
 fn chunked_msm_matches_arkworks() {
     common::fast_lavapipe_compile();
@@ -307,16 +307,18 @@ fn chunked_msm_matches_arkworks() {
     let mut bases = random_bases(100, n);
     bases[450] = G1Affine::zero();
     let scalars = random_scalars(101, n);
-    for chunk in [1000, 333, 256, 1] {
+    // waves: the default (one), a submission a chunk, and one every two
+    for (chunk, wave_points) in [(1000, 1), (333, 2 << 20), (333, 1), (256, 400), (1, 2)] {
         let config = MsmConfig {
             max_chunk_points: Some(chunk),
+            wave_points,
             ..Default::default()
         };
         if chunk == 1 {
             // one point per chunk: keep it short
             check(ctx, &bases[..7], &scalars[..7], &config, "chunks of 1");
         } else {
-            check(ctx, &bases, &scalars, &config, &format!("chunks of {chunk}"));
+            check(ctx, &bases, &scalars, &config, &format!("chunks of {chunk}, waves of {wave_points}"));
         }
     }
     let b = ctx.upload_bases_blocking(&bases[..3]).unwrap();
