@@ -100,7 +100,7 @@ pub fn field_module_for(opts: &FieldOptions) -> String {
         FieldLayout::Limbs32x8 => g.mul_cios(&mut s, true),
     }
     mul::reduced_forms(&mut s);
-    sqr::by_multiplication(&mut s);
+    g.sqr(&mut s, layout, opts.code);
     g.derived(&mut s);
     match opts.inversion {
         Inversion::Fermat => inverse::fermat(&mut s, &c),
