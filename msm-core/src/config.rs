@@ -121,12 +121,11 @@ crate::knobs::table::knob_table! {
     joint_points: u32 = 1 << 22;
         camel "jointPoints", alias "joint", ts "number", values "a count; 0 turns joint batches off",
         shader false, range 0..=u32::MAX;
-    /// A batch staged at once may be submitted in waves: a wave closes once
-    /// it holds this many scalars, and the host writes the next wave while
-    /// the GPU runs it. 0 (default): one submission. For batches of several
-    /// large jobs (chunks, a table's parts, big vectors); not yet measured
-    /// on a GPU, so off.
-    wave_points: u32 = 0;
+    /// A batch staged at once is submitted in waves: a wave closes once it
+    /// holds this many scalars, and the host writes the next wave while the
+    /// GPU runs it (H200: a 2^24 table's four parts 126.7 -> 114.6 ms).
+    /// 0: one submission.
+    wave_points: u32 = 1 << 21;
         camel "wavePoints", alias "wave", ts "number", values "a count; 0 submits a staged batch at once",
         shader false, range 0..=u32::MAX;
     /// reduce's last step (each row's group sums into its window sum) runs

@@ -33,7 +33,7 @@ export interface MsmOptions {
   reduceSegment?: number | "auto";
   /** Batches of equal-length vectors run as joint MSMs of up to this many points (and `max_chunk_points`): one plan whose rows of buckets are vector x window, so short vectors fill the GPU together. Default: 4194304. */
   jointPoints?: number;
-  /** A batch staged at once may be submitted in waves: a wave closes once it holds this many scalars, and the host writes the next wave while the GPU runs it. Default: 0. */
+  /** A batch staged at once is submitted in waves: a wave closes once it holds this many scalars, and the host writes the next wave while the GPU runs it (H200: a 2^24 table's four parts 126.7 -> 114.6 ms). Default: 2097152. */
   wavePoints?: number;
   /** reduce's last step (each row's group sums into its window sum) runs on the host for plans with at most this many group sums (rows x groups): a short readback and two additions a group instead of the `windows` kernel (0.25-1 ms of dependent additions; natively the host folds rows in chunks on its thread pool). Default: 0. */
   hostWindowsMax?: number;

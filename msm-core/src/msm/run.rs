@@ -3,9 +3,9 @@
 //! `jobs.rs`); every job's parameters and scalars go into one mapped
 //! staging buffer, every job is recorded into one encoder behind copies out
 //! of it, and the batch is submitted once; one results buffer is mapped at
-//! the end. With `wave_points` set, a batch of large jobs is staged and
-//! submitted in waves instead, so that the host writes the next wave's
-//! scalars while the GPU runs the last one.
+//! the end. A batch of large jobs (`wave_points`) is staged and submitted
+//! in waves instead, so that the host writes the next wave's scalars while
+//! the GPU runs the last one.
 //! Jobs too large to stage, and the host reduce, submit job by job instead
 //! through the queue's writes.
 

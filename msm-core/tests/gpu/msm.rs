@@ -307,7 +307,7 @@ fn chunked_msm_matches_arkworks() {
     let mut bases = random_bases(100, n);
     bases[450] = G1Affine::zero();
     let scalars = random_scalars(101, n);
-    // waves: one (2^21 points a wave), a submission a chunk, one every two
+    // waves: one (the default, 2^21 points), a submission a chunk, one every two
     for (chunk, wave_points) in [(1000, 1), (333, 2 << 20), (333, 1), (256, 400), (1, 2)] {
         let config = MsmConfig {
             max_chunk_points: Some(chunk),
