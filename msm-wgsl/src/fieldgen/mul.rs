@@ -40,8 +40,7 @@ impl Gen<'_> {
     /// accumulate in u32 (at most 2N products of < 2^26 each plus a carry, < 2^32),
     /// reducing one limb per row and normalising carries once at the end.
     pub(super) fn mul_lazy(&self, s: &mut String) {
-        let (w, n) = (self.w, self.n);
-        let p = &self.c.p;
+        let n = self.n;
         s.push_str("// Lazy Montgomery product: a * b / R mod p, below 2p.\nfn fq_mul_raw(a: Fq, b: Fq) -> Fq {\n");
         for k in 0..2 * n {
             writeln!(s, "    var c{k} = 0u;").unwrap();
@@ -52,12 +51,24 @@ impl Gen<'_> {
             for j in 0..n {
                 writeln!(s, "    c{} += a[{i}] * b[{j}];", i + j).unwrap();
             }
-            writeln!(s, "    m = (c{i} * FQ_N0) & FQ_MASK;").unwrap();
-            for (j, pj) in p.iter().enumerate() {
-                writeln!(s, "    c{} += m * {pj:#x}u;", i + j).unwrap();
-            }
-            writeln!(s, "    c{} += c{i} >> {w}u;", i + 1).unwrap();
+            self.lazy_redc_row(s, i);
         }
+        self.lazy_normalise(s);
+    }
+
+    /// Row i's Montgomery step over the lazy columns `c*`: m from column i,
+    /// m p added at columns i.., column i's carry moved up (mul and sqr).
+    pub(super) fn lazy_redc_row(&self, s: &mut String, i: usize) {
+        writeln!(s, "    m = (c{i} * FQ_N0) & FQ_MASK;").unwrap();
+        for (j, pj) in self.c.p.iter().enumerate() {
+            writeln!(s, "    c{} += m * {pj:#x}u;", i + j).unwrap();
+        }
+        writeln!(s, "    c{} += c{i} >> {}u;", i + 1, self.w).unwrap();
+    }
+
+    /// The lazy columns' upper half carried into limbs and returned.
+    pub(super) fn lazy_normalise(&self, s: &mut String) {
+        let (w, n) = (self.w, self.n);
         s.push_str("    // normalise the upper half (the result is < 2p < 2^(W N))\n");
         for j in 0..n {
             let k = n + j;
@@ -66,8 +77,7 @@ impl Gen<'_> {
             }
             writeln!(s, "    let r{j} = c{k} & FQ_MASK;").unwrap();
         }
-        s.push_str("    return array<u32, ");
-        writeln!(s, "{n}>({});\n}}\n", self.limbs("r")).unwrap();
+        writeln!(s, "    return array<u32, {n}>({});\n}}\n", self.limbs("r")).unwrap();
     }
 
     /// [`Gen::mul_lazy`] with its limb loops kept (same arithmetic, same bounds).

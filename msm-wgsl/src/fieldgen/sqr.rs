@@ -36,8 +36,7 @@ impl Gen<'_> {
     /// (< 2^27 each), N of m p (< 2^26) and a carry: no more than the
     /// multiplication's 2N products below 2^26, so below 2^32 for both curves.
     fn sqr_lazy(&self, s: &mut String) {
-        let (w, n) = (self.w, self.n);
-        let p = &self.c.p;
+        let n = self.n;
         s.push_str("// Lazy Montgomery square: a * a / R mod p, below 2p.\nfn fq_sqr_raw(a: Fq) -> Fq {\n");
         for k in 0..2 * n {
             writeln!(s, "    var c{k} = 0u;").unwrap();
@@ -52,21 +51,9 @@ impl Gen<'_> {
                 }
                 s.push_str("    }\n");
             }
-            writeln!(s, "    m = (c{i} * FQ_N0) & FQ_MASK;").unwrap();
-            for (j, pj) in p.iter().enumerate() {
-                writeln!(s, "    c{} += m * {pj:#x}u;", i + j).unwrap();
-            }
-            writeln!(s, "    c{} += c{i} >> {w}u;", i + 1).unwrap();
+            self.lazy_redc_row(s, i);
         }
-        s.push_str("    // normalise the upper half (the result is < 2p < 2^(W N))\n");
-        for j in 0..n {
-            let k = n + j;
-            if j + 1 < n {
-                writeln!(s, "    c{} += c{k} >> {w}u;", k + 1).unwrap();
-            }
-            writeln!(s, "    let r{j} = c{k} & FQ_MASK;").unwrap();
-        }
-        writeln!(s, "    return array<u32, {n}>({});\n}}\n", self.limbs("r")).unwrap();
+        self.lazy_normalise(s);
     }
 
     /// 32-bit limbs: the cross products in rows (each row's carry a fresh
