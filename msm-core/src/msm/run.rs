@@ -220,7 +220,9 @@ impl Submission<'_, '_> {
                 }
                 Err(e) => {
                     // the waves already submitted: their scopes popped, their
-                    // work left to finish on the queue
+                    // work left to finish on the queue. The results buffer
+                    // goes back to the pool while they run; harmless, as its
+                    // next user maps it only after the queue has drained.
                     drop(verdicts);
                     return Err(e);
                 }
