@@ -33,22 +33,26 @@ override TPB: u32 = 256u;
 @group(0) @binding(5) var<storage, read_write> bucket_sums: array<PointRecord>;
 @group(0) @binding(6) var<storage, read_write> partials: array<PointRecord>;
 
+// A slot's flags word: its addition's kind in the low two bits, then
+// whether a segment is open, whether acc holds a point, and whether the open
+// segment is the task's first and its bucket started before the task (a head
+// partial). One word instead of four: slot state is what bounds the walker.
 const KIND_NONE: u32 = 0u;
 const KIND_ADD: u32 = 1u;
 const KIND_DOUBLE: u32 = 2u;
 const KIND_CANCEL: u32 = 3u;
+const KIND_MASK: u32 = 3u;
+const F_OPEN: u32 = 4u;
+const F_ACC: u32 = 8u;
+const F_HEAD: u32 = 16u;
 
 // Slot state.
 var<private> pos: array<u32, S>;
 var<private> task_end: array<u32, S>;
-var<private> task_start: array<u32, S>;
 var<private> bucket: array<u32, S>;
-var<private> seg_start: array<u32, S>;
 // where the open segment's bucket ends in the stream (0 before the first)
 var<private> seg_end: array<u32, S>;
-var<private> open: array<bool, S>;
-var<private> acc_valid: array<bool, S>;
-var<private> kind: array<u32, S>;
+var<private> flags: array<u32, S>;
 var<private> r_entry: array<u32, S>;
 var<private> acc_x: array<FqWords, S>;
 var<private> acc_y: array<FqWords, S>;
@@ -161,20 +165,25 @@ fn acc_point(s: u32) -> Affine {
     return Affine(fq_unpack(acc_x[s]), fq_unpack(acc_y[s]));
 }
 
-// Chooses the slot's operation for acc + P[r_entry] and returns its denominator.
+fn kind_of(s: u32) -> u32 {
+    return flags[s] & KIND_MASK;
+}
+
+// Chooses the slot's operation for acc + P[r_entry] (its kind was NONE) and
+// returns its denominator.
 fn classify(s: u32) -> Fq {
     let lx = fq_unpack(acc_x[s]);
     let dx = fq_sub(load_x(r_entry[s]), lx);
     if !fq_is_zero(dx) {
-        kind[s] = KIND_ADD;
+        flags[s] |= KIND_ADD;
         return dx;
     }
     let ly = fq_unpack(acc_y[s]);
     if fq_eq(load_y(r_entry[s]), ly) && !fq_is_zero(ly) {
-        kind[s] = KIND_DOUBLE;
+        flags[s] |= KIND_DOUBLE;
         return fq_double(ly);
     }
-    kind[s] = KIND_CANCEL;
+    flags[s] |= KIND_CANCEL;
     return FQ_ONE;
 }
 
@@ -183,7 +192,7 @@ fn denominator(s: u32) -> Fq {
 #ifdef CACHE_DX
     return fq_unpack(den_cache[s]);
 #else
-    switch kind[s] {
+    switch kind_of(s) {
         case KIND_ADD: { return fq_sub(load_x(r_entry[s]), fq_unpack(acc_x[s])); }
         case KIND_DOUBLE: { return fq_double(fq_unpack(acc_y[s])); }
         default: { return FQ_ONE; }
@@ -192,14 +201,14 @@ fn denominator(s: u32) -> Fq {
 }
 
 fn write_record(s: u32, through: bool) -> PointRecord {
-    return PointRecord(acc_x[s], acc_y[s], u32(acc_valid[s]), bucket[s], u32(through), 0u);
+    let valid = u32((flags[s] & F_ACC) != 0u);
+    return PointRecord(acc_x[s], acc_y[s], valid, bucket[s], u32(through), 0u);
 }
 
 // Ends slot s's segment: a final bucket sum, or a head / tail partial.
 fn flush(s: u32, task: u32, total: u32) {
-    let a = task_start[s];
     let b = task_end[s];
-    let starts_mid = seg_start[s] == a && a > 0u && offsets[bucket[s]] < a;
+    let starts_mid = (flags[s] & F_HEAD) != 0u;
     let ends_mid = pos[s] == b && b < total && b < seg_end[s];
     if starts_mid {
         partials[2u * task] = write_record(s, ends_mid);
@@ -208,13 +217,13 @@ fn flush(s: u32, task: u32, total: u32) {
     } else {
         bucket_sums[bucket[s]] = write_record(s, false);
     }
-    open[s] = false;
+    flags[s] &= ~(F_OPEN | F_HEAD);
 }
 
 // Applies slot s's addition given its inverse, then closes the segment if the
 // bucket ends here.
 fn peel(s: u32, inv: Fq, task: u32, total: u32) {
-    switch kind[s] {
+    switch kind_of(s) {
         case KIND_ADD: {
             let l = acc_point(s);
 #ifdef CACHE_DX
@@ -233,11 +242,11 @@ fn peel(s: u32, inv: Fq, task: u32, total: u32) {
             acc_y[s] = fq_pack(p.y);
         }
         case KIND_CANCEL: {
-            acc_valid[s] = false;
+            flags[s] &= ~F_ACC;
         }
         default: {}
     }
-    if open[s] && (pos[s] == task_end[s] || pos[s] == seg_end[s]) {
+    if (flags[s] & F_OPEN) != 0u && (pos[s] == task_end[s] || pos[s] == seg_end[s]) {
         flush(s, task, total);
     }
 }
@@ -273,16 +282,18 @@ fn main(
             none.through = 0u;
             partials[2u * k + 1u] = none;
         }
-        task_start[s] = a;
         task_end[s] = b;
         pos[s] = a;
-        open[s] = false;
-        acc_valid[s] = false;
+        flags[s] = 0u;
         seg_end[s] = 0u;
-        // the first segment's bucket (the thread's tasks are consecutive)
+        // the first segment's bucket (the thread's tasks are consecutive),
+        // and whether that bucket started before the task
         if a < b {
             hint = bucket_at(a, hint);
             bucket[s] = hint;
+            if a > 0u && offsets[hint] < a {
+                flags[s] = F_HEAD;
+            }
         }
 #endunroll
     loop {
@@ -291,23 +302,21 @@ fn main(
         // forward: choose each slot's addition, accumulate the prefix product
 #unroll s S
             var den = FQ_ONE;
-            kind[s] = KIND_NONE;
+            flags[s] &= ~KIND_MASK;
             if pos[s] < task_end[s] {
                 live = true;
-                if !open[s] {
-                    open[s] = true;
+                if (flags[s] & F_OPEN) == 0u {
                     if seg_end[s] != 0u {
                         bucket[s] = next_bucket(bucket[s], pos[s]);
                     }
                     seg_end[s] = offsets[bucket[s] + 1u];
-                    seg_start[s] = pos[s];
-                    acc_valid[s] = false;
+                    flags[s] = (flags[s] | F_OPEN) & ~F_ACC;
                 }
-                if !acc_valid[s] {
+                if (flags[s] & F_ACC) == 0u {
                     let e0 = l0_index[pos[s]];
                     acc_x[s] = base_x[base_index(e0)];
                     acc_y[s] = fq_pack(load_y(e0));
-                    acc_valid[s] = true;
+                    flags[s] |= F_ACC;
                     pos[s] += 1u;
                     if pos[s] < task_end[s] && pos[s] < seg_end[s] {
                         r_entry[s] = l0_index[pos[s]];
