@@ -45,13 +45,13 @@ const KIND_MASK: u32 = 3u;
 const F_OPEN: u32 = 4u;
 const F_ACC: u32 = 8u;
 const F_HEAD: u32 = 16u;
+// a segment has been opened (the next one's bucket follows this one's)
+const F_SEEN: u32 = 32u;
 
 // Slot state.
 var<private> pos: array<u32, S>;
 var<private> task_end: array<u32, S>;
 var<private> bucket: array<u32, S>;
-// where the open segment's bucket ends in the stream (0 before the first)
-var<private> seg_end: array<u32, S>;
 var<private> flags: array<u32, S>;
 var<private> r_entry: array<u32, S>;
 var<private> acc_x: array<FqWords, S>;
@@ -165,6 +165,12 @@ fn acc_point(s: u32) -> Affine {
     return Affine(fq_unpack(acc_x[s]), fq_unpack(acc_y[s]));
 }
 
+// Where the open segment's bucket ends in the stream: a load (cached)
+// instead of a word of slot state.
+fn seg_end(s: u32) -> u32 {
+    return offsets[bucket[s] + 1u];
+}
+
 fn kind_of(s: u32) -> u32 {
     return flags[s] & KIND_MASK;
 }
@@ -209,7 +215,7 @@ fn write_record(s: u32, through: bool) -> PointRecord {
 fn flush(s: u32, task: u32, total: u32) {
     let b = task_end[s];
     let starts_mid = (flags[s] & F_HEAD) != 0u;
-    let ends_mid = pos[s] == b && b < total && b < seg_end[s];
+    let ends_mid = pos[s] == b && b < total && b < seg_end(s);
     if starts_mid {
         partials[2u * task] = write_record(s, ends_mid);
     } else if ends_mid {
@@ -246,7 +252,7 @@ fn peel(s: u32, inv: Fq, task: u32, total: u32) {
         }
         default: {}
     }
-    if (flags[s] & F_OPEN) != 0u && (pos[s] == task_end[s] || pos[s] == seg_end[s]) {
+    if (flags[s] & F_OPEN) != 0u && (pos[s] == task_end[s] || pos[s] == seg_end(s)) {
         flush(s, task, total);
     }
 }
@@ -285,7 +291,6 @@ fn main(
         task_end[s] = b;
         pos[s] = a;
         flags[s] = 0u;
-        seg_end[s] = 0u;
         // the first segment's bucket (the thread's tasks are consecutive),
         // and whether that bucket started before the task
         if a < b {
@@ -306,11 +311,10 @@ fn main(
             if pos[s] < task_end[s] {
                 live = true;
                 if (flags[s] & F_OPEN) == 0u {
-                    if seg_end[s] != 0u {
+                    if (flags[s] & F_SEEN) != 0u {
                         bucket[s] = next_bucket(bucket[s], pos[s]);
                     }
-                    seg_end[s] = offsets[bucket[s] + 1u];
-                    flags[s] = (flags[s] | F_OPEN) & ~F_ACC;
+                    flags[s] = (flags[s] | F_OPEN | F_SEEN) & ~F_ACC;
                 }
                 if (flags[s] & F_ACC) == 0u {
                     let e0 = l0_index[pos[s]];
@@ -318,7 +322,7 @@ fn main(
                     acc_y[s] = fq_pack(load_y(e0));
                     flags[s] |= F_ACC;
                     pos[s] += 1u;
-                    if pos[s] < task_end[s] && pos[s] < seg_end[s] {
+                    if pos[s] < task_end[s] && pos[s] < seg_end(s) {
                         r_entry[s] = l0_index[pos[s]];
                         pos[s] += 1u;
                         den = classify(s);
