@@ -265,7 +265,10 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
 /// of at most 128 group sums (a table's one row at 2^16-2^19; the plain
 /// plans' 17 rows have 272) fold them on the host instead of reduce's
 /// `windows` kernel (H200 ABBA, wall: 0.97x at 2^16, 0.955x at 2^17, 0.97x
-/// at 2^18; the plain plans lost, 1.03-1.06x).
+/// at 2^18; the plain plans lost, 1.03-1.06x). From 2^18 the inverse and
+/// peel loops are fused: each slot's inverse is used as it is made instead
+/// of stored and read again (H100, GPU time: 0.98x at 2^18, 0.96x at 2^20,
+/// 0.985x at 2^21-2^22, 0.977x at 2^24; level over a 2^22 table).
 const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
     (0, 15, &[("walker_slots", "2")]),
     (
@@ -291,13 +294,19 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_tpb", "512"),
             ("walker_threads", "65536"),
             ("walker_straight", "true"),
+            ("walker_fused", "true"),
             ("host_windows_max", "128"),
         ],
     ),
     (
         20,
         20,
-        &[("walker_tpb", "512"), ("walker_threads", "65536"), ("walker_straight", "true")],
+        &[
+            ("walker_tpb", "512"),
+            ("walker_threads", "65536"),
+            ("walker_straight", "true"),
+            ("walker_fused", "true"),
+        ],
     ),
     (
         21,
@@ -307,6 +316,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_slots", "16"),
             ("walker_threads", "65536"),
             ("walker_straight", "true"),
+            ("walker_fused", "true"),
         ],
     ),
 ];
@@ -435,8 +445,10 @@ mod tests {
         assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 16, Some(65_536)));
         let portable = builtin_ranges(&gpu, "13x20", &bounds(49_152));
         assert_eq!(config_in_ranges(&portable, 1 << 20), MsmConfig::default());
+        assert!(big.walker_fused);
         let wide = MsmConfig {
             walker_straight: false,
+            walker_fused: false,
             walker_slots: 8,
             ..big.clone()
         };
