@@ -63,8 +63,8 @@ crate::knobs::table::knob_table! {
     /// larger S amortises the inversion and the tree further at the cost of
     /// registers (or workgroup memory).
     walker_slots: u32 = 4;
-        camel "walkerSlots", alias "ws", ts "number", values "1..=32",
-        shader true, range 1..=32;
+        camel "walkerSlots", alias "ws", ts "number", values "1..=16",
+        shader true, range 1..=16;
     /// Keep each slot's dx for the inverse pass instead of re-gathering x
     /// from memory. Natively on; the web defaults turn it off (under Tint it
     /// halves the walker's occupancy from 2^20 points).

@@ -225,9 +225,9 @@ mod tests {
         assert!(k == "walker_pref_mem" && why.contains("shared"), "{why}");
         assert_eq!(knob_of(c.set("walker_slots", "-1").unwrap_err()).0, "walker_slots");
         assert!(c.with_knobs("walker_slots").is_err());
-        c.walker_slots = 33;
+        c.walker_slots = 17;
         assert_eq!(knob_of(c.check_ranges().unwrap_err()).0, "walker_slots");
-        c.walker_slots = 32;
+        c.walker_slots = 16;
         c.window_bits = Some(1);
         assert_eq!(knob_of(c.check_ranges().unwrap_err()).0, "window_bits");
         c.window_bits = None;
