@@ -11,7 +11,8 @@ use std::time::Instant;
 
 use ark_ec::short_weierstrass::{Affine, Projective};
 use ark_ec::{CurveGroup, VariableBaseMSM};
-use msm_core::plan::profile::{self, Profile, ProfileRange};
+use msm_core::plan::builtin;
+use msm_core::plan::profile::{Profile, ProfileRange};
 use msm_core::{Bases, GpuContext, GpuCurve, MsmConfig, MsmError, ProfileChoice};
 
 use crate::error::CliError;
@@ -93,7 +94,7 @@ fn tune_in<C: GpuCurve>(args: &Args, sizes: &[u32], ladder: &[MsmConfig]) -> Res
     }
     if args.crossover_only {
         // the built-in knobs (those that fit), so that the profile does not lose them
-        profile.ranges = profile::builtin_ranges(ctx.adapter_info(), ctx.field_layout().name(), &ctx.bounds());
+        profile.ranges = builtin::builtin_ranges(ctx.adapter_info(), ctx.field_layout().name(), &ctx.bounds());
     }
     println!(
         "crossover: {}",

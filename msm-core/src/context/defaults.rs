@@ -5,12 +5,13 @@
 use super::GpuContext;
 use crate::config::MsmConfig;
 use crate::knobs::KnobOverrides;
+use crate::plan::builtin;
 use crate::plan::profile::{self, Profile, ProfileChoice, ProfileRange, ProfileSource};
 
 impl GpuContext {
     /// The adapter class's built-in knobs by size that fit this device.
     pub(super) fn fitting_builtin_ranges(&self) -> Vec<ProfileRange> {
-        profile::builtin_ranges(&self.info, self.field_layout().name(), &self.bounds())
+        builtin::builtin_ranges(&self.info, self.field_layout().name(), &self.bounds())
     }
 
     /// The knobs the caller gave this context.
@@ -85,7 +86,7 @@ impl GpuContext {
     pub fn crossover(&self) -> Option<usize> {
         match &self.profile {
             Some(p) => p.crossover,
-            None => profile::builtin_crossover(&self.info, self.curve()),
+            None => builtin::builtin_crossover(&self.info, self.curve()),
         }
     }
 

@@ -8,6 +8,7 @@ use crate::curve::Curve;
 use crate::error::MsmError;
 
 mod budget;
+pub mod builtin;
 pub mod geometry;
 pub mod profile;
 mod widths;
