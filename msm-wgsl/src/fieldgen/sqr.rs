@@ -10,12 +10,15 @@ use std::fmt::Write;
 use super::{FieldCode, Gen};
 use crate::layout::FieldLayout;
 
-/// `fq_sqr_raw` as the raw product of a by a, and `fq_sqr`.
-pub(super) fn by_multiplication(s: &mut String) {
+/// `fq_sqr`, the raw square reduced, whichever way `fq_sqr_raw` is written.
+const FQ_SQR: &str =
+    "// a * a / R mod p, in [0, p).\nfn fq_sqr(a: Fq) -> Fq {\n    return fq_reduce_once(fq_sqr_raw(a));\n}\n\n";
+
+/// `fq_sqr_raw` as the raw product of a by a.
+fn by_multiplication(s: &mut String) {
     s.push_str(
         "// a * a / R mod p, below 2p (the multiplication's code).\n\
-         fn fq_sqr_raw(a: Fq) -> Fq {\n    return fq_mul_raw(a, a);\n}\n\n\
-         // a * a / R mod p, in [0, p).\nfn fq_sqr(a: Fq) -> Fq {\n    return fq_reduce_once(fq_sqr_raw(a));\n}\n\n",
+         fn fq_sqr_raw(a: Fq) -> Fq {\n    return fq_mul_raw(a, a);\n}\n\n",
     );
 }
 
@@ -25,9 +28,9 @@ impl Gen<'_> {
         match (layout, code) {
             (FieldLayout::Limbs13x20, FieldCode::Unrolled) => self.sqr_lazy(s),
             (FieldLayout::Limbs32x8, FieldCode::Unrolled) => self.sqr_wide(s),
-            _ => return by_multiplication(s),
+            _ => by_multiplication(s),
         }
-        s.push_str("// a * a / R mod p, in [0, p).\nfn fq_sqr(a: Fq) -> Fq {\n    return fq_reduce_once(fq_sqr_raw(a));\n}\n\n");
+        s.push_str(FQ_SQR);
     }
 
     /// The lazy 13-bit product's columns (mul.rs) with row i adding a_i^2
