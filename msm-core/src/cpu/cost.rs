@@ -191,18 +191,7 @@ mod share {
     /// cover 2^16..2^22, docs/benchmarks.md).
     #[test]
     fn inversions_stay_under_five_percent() {
-        let bounds = AdapterBounds {
-            curve: crate::curve::Curve::Bn254G1,
-            max_workgroup_size_x: 1024,
-            max_invocations_per_workgroup: 1024,
-            max_workgroup_storage: 49152,
-            max_binding_size: 1 << 31,
-            loop_capped: false,
-            inversion_loops: 600,
-            mul_loops: 0,
-            walker_mul_loops: 0,
-            field_int64: true,
-        };
+        let bounds = AdapterBounds::discrete_for_tests();
         let config = MsmConfig::default();
         let (_, scalars) = crate::sample::inputs(1 << 16, 40);
         let words: Vec<_> = scalars.iter().map(scalar_words).collect();

@@ -83,16 +83,9 @@ mod tests {
     #[test]
     fn every_level_is_compiled_with_the_first_size() {
         let bounds = AdapterBounds {
-            curve: crate::curve::Curve::Bn254G1,
-            max_workgroup_size_x: 1024,
-            max_invocations_per_workgroup: 1024,
-            max_workgroup_storage: 49152,
             max_binding_size: 1 << 40,
-            loop_capped: false,
             inversion_loops: 78,
-            mul_loops: 0,
-            walker_mul_loops: 0,
-            field_int64: true,
+            ..AdapterBounds::discrete_for_tests()
         };
         let config = MsmConfig::default();
         let small = config.plan(1 << 10, &bounds).unwrap();

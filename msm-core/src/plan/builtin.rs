@@ -184,16 +184,8 @@ mod tests {
     /// An H200's limits, or WebGPU's default 16 KiB of workgroup memory.
     fn bounds(max_workgroup_storage: u32) -> AdapterBounds {
         AdapterBounds {
-            curve: crate::curve::Curve::Bn254G1,
-            max_workgroup_size_x: 1024,
-            max_invocations_per_workgroup: 1024,
             max_workgroup_storage,
-            max_binding_size: 1 << 31,
-            loop_capped: false,
-            inversion_loops: 600,
-            mul_loops: 0,
-            walker_mul_loops: 0,
-            field_int64: true,
+            ..AdapterBounds::discrete_for_tests()
         }
     }
 
