@@ -241,13 +241,22 @@ impl MsmConfig {
         let align = self.walker_split == TaskSplit::Buckets;
         let (threads, tasks) =
             self.walker_threads_for(n as u64 * windows as u64, rows as u64 * buckets as u64, align, bounds)?;
-        // reduce's windows kernel sums at most win_wg groups of WG segments
+        // reduce's windows kernel sums at most win_wg groups of WG segments;
+        // where the host folds the rows' group sums instead, no such cap
         let win_wg = bounds.reduce_win_wg();
         let max_segments = geometry::REDUCE_WG * win_wg;
-        let per = self
+        let wanted = self
             .reduce_segment
-            .map_or_else(|| reduce_segment(rows, buckets, table.is_some()), |p| 1 << (31 - p.leading_zeros()))
-            .max(buckets.div_ceil(max_segments));
+            .map_or_else(|| reduce_segment(rows, buckets, table.is_some()), |p| 1 << (31 - p.leading_zeros()));
+        let host_folds = |per: u32| {
+            let groups = buckets.div_ceil(per).max(1).div_ceil(geometry::REDUCE_WG);
+            rows as u64 * groups as u64 <= self.host_windows_max as u64
+        };
+        let per = if host_folds(wanted) {
+            wanted
+        } else {
+            wanted.max(buckets.div_ceil(max_segments))
+        };
         budget::check_reduce_segment(bounds, per)?;
         let segments = buckets.div_ceil(per).max(1);
         // one invocation per group of the row: the rest would only add
@@ -400,112 +409,4 @@ impl MsmConfig {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    pub(super) fn bounds() -> AdapterBounds {
-        AdapterBounds {
-            max_workgroup_size_x: 256,
-            max_invocations_per_workgroup: 256,
-            max_workgroup_storage: 32768,
-            max_binding_size: 128 << 20,
-            loop_capped: false,
-            inversion_loops: 78,
-            mul_loops: 0,
-            walker_mul_loops: 0,
-            field_int64: true,
-            curve: Curve::Bn254G1,
-        }
-    }
-
-
-    /// Wide coordinates halve the defaults' walker until its tree fits
-    /// (lavapipe's 32 KiB); G1's defaults stay as they are.
-    #[test]
-    fn walker_threads_fit_wide_coordinates() {
-        let mut g1 = MsmConfig::default();
-        g1.fit_walker_threads(&bounds());
-        assert_eq!(g1, MsmConfig::default());
-        // BN254 G2's 64-byte tree at 256 threads just fits 32 KiB; BLS12-381
-        // G2's 96-byte one needs 128 threads
-        for (curve, tpb) in [(Curve::Bn254G2, 256), (Curve::Bls12_381G2, 128)] {
-            let b = AdapterBounds { curve, ..bounds() };
-            let mut c = MsmConfig::default();
-            assert_eq!(c.check_walker_fits(&b).is_err(), tpb < 256, "{curve}");
-            c.fit_walker_threads(&b);
-            assert_eq!(c.walker_tpb, tpb, "{curve}");
-            c.check_walker_fits(&b).unwrap();
-        }
-    }
-
-    #[test]
-    fn defaults_plan() {
-        let p = MsmConfig::default().plan(1 << 16, &bounds()).unwrap();
-        assert_eq!((p.c, p.windows, p.buckets), (15, 17, 16384));
-        assert_eq!(p.tasks, p.threads * MsmConfig::default().walker_slots);
-        assert!(p.windows * p.c >= 255);
-    }
-
-    /// The automatic plan respects the loop budget at every size; only knobs
-    /// the caller set can make it fail.
-    #[test]
-    fn automatic_plans_fit_the_loop_budget() {
-        let capped = AdapterBounds {
-            loop_capped: true,
-            max_binding_size: u64::MAX,
-            ..bounds()
-        };
-        for inversion_loops in [78, 1024] {
-            let b = AdapterBounds {
-                inversion_loops,
-                ..capped
-            };
-            for split in [TaskSplit::Equal, TaskSplit::Buckets] {
-                let cfg = MsmConfig {
-                    walker_split: split,
-                    ..Default::default()
-                };
-                for log in 0..=24 {
-                    let p = cfg.plan(1 << log, &b).unwrap_or_else(|e| panic!("2^{log}: {e}"));
-                    assert!(p.max_task_len() <= b.walker_max_steps(&cfg, p.total_buckets()), "2^{log}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn rejects_bad_knobs_with_reasons() {
-        let b = bounds();
-        let err = |c: MsmConfig| c.plan(1000, &b).unwrap_err().to_string();
-        assert!(err(MsmConfig {
-            walker_slots: 0,
-            ..Default::default()
-        })
-        .contains("walker_slots"));
-        assert!(err(MsmConfig {
-            walker_tpb: 512,
-            ..Default::default()
-        })
-        .contains("1..=256"));
-        assert!(err(MsmConfig {
-            window_bits: Some(1),
-            ..Default::default()
-        })
-        .contains("window_bits"));
-        let wg = MsmConfig {
-            walker_pref_mem: PrefMem::Workgroup,
-            walker_tpb: 256,
-            walker_slots: 8,
-            ..Default::default()
-        };
-        assert!(err(wg).contains("workgroup memory"));
-        let capped = AdapterBounds { loop_capped: true, ..b };
-        let e = MsmConfig {
-            walker_threads: Some(1),
-            ..Default::default()
-        }
-        .plan(1 << 14, &capped)
-        .unwrap_err();
-        assert!(e.to_string().contains("65,535") && e.to_string().contains("walker_threads"));
-    }
-}
+mod tests;
