@@ -66,7 +66,11 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
 /// at 2^18; the plain plans lost, 1.03-1.06x). From 2^18 the inverse and
 /// peel loops are fused: each slot's inverse is used as it is made instead
 /// of stored and read again (H100, GPU time: 0.98x at 2^18, 0.96x at 2^20,
-/// 0.985x at 2^21-2^22, 0.977x at 2^24; level over a 2^22 table).
+/// 0.985x at 2^21-2^22, 0.977x at 2^24; level over a 2^22 table). From
+/// 2^20 plans of at most 256 group sums fold them on the host too: a
+/// table's one row of 256 groups, whose `windows` kernel is one workgroup's
+/// 23 dependent additions (H100, wall: 0.95x at 2^20, 0.97x at 2^21, 0.985x
+/// at 2^22); the plain plans' 16 rows of 16 groups are level.
 const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
     (0, 15, &[("walker_slots", "2")]),
     (
@@ -104,6 +108,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_threads", "65536"),
             ("walker_straight", "true"),
             ("walker_fused", "true"),
+            ("host_windows_max", "256"),
         ],
     ),
     (
@@ -115,6 +120,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_threads", "65536"),
             ("walker_straight", "true"),
             ("walker_fused", "true"),
+            ("host_windows_max", "256"),
         ],
     ),
 ];
@@ -216,9 +222,11 @@ mod tests {
             ..MsmConfig::default()
         };
         assert_eq!(mid, two_slots);
-        // tables' rows fold on the host at 2^16-2^19, not from 2^20
+        // plans of at most 128 group sums fold on the host at 2^16-2^19
+        // (a table's one row), of at most 256 from 2^20
         let host_windows = |n: usize| config_in_ranges(&ranges, n).host_windows_max;
-        assert_eq!((host_windows(1 << 15), host_windows(1 << 19), host_windows(1 << 20)), (0, 128, 0));
+        assert_eq!((host_windows(1 << 15), host_windows(1 << 19), host_windows(1 << 20)), (0, 128, 256));
+        assert_eq!(host_windows(1 << 24), 256);
         // the fixed thread count only from 2^16 (small MSMs keep the plan's)
         assert_eq!(config_in_ranges(&ranges, 1 << 16).walker_threads, Some(65_536));
         assert_eq!(config_in_ranges(&ranges, 1 << 12).walker_threads, None);
@@ -231,6 +239,7 @@ mod tests {
             walker_straight: false,
             walker_fused: false,
             walker_slots: 8,
+            host_windows_max: 0,
             ..big.clone()
         };
         assert_eq!(config_in_ranges(&portable, 1 << 22), wide);
