@@ -152,7 +152,8 @@ fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
             level += 1u;
             step *= BLOCK;
         }
-        // one addition site (drivers inline each call: compile time)
+        // one addition site (drivers inline each call: compile time); a
+        // head partial is affine, so its addition is the mixed one
         var through: bool;
         var next: Xyzz;
         if level == 0u {
@@ -167,7 +168,7 @@ fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
             next = xyzz_unpack(e.p);
             through = (e.flags & 2u) != 0u;
         }
-        acc = xyzz_add(acc, next);
+        acc = xyzz_add_q(acc, next, level == 0u);
         if !through {
             break;
         }
