@@ -248,10 +248,10 @@ impl MsmConfig {
         let wanted = self
             .reduce_segment
             .map_or_else(|| reduce_segment(rows, buckets, table.is_some()), |p| 1 << (31 - p.leading_zeros()));
-        let host_folds = |per: u32| {
-            let groups = buckets.div_ceil(per).max(1).div_ceil(geometry::REDUCE_WG);
-            rows as u64 * groups as u64 <= self.host_windows_max as u64
-        };
+        // one invocation per group of the row: the rest would only add
+        // identities (thousands of rows in a joint plan)
+        let groups_of = |per: u32| buckets.div_ceil(per).max(1).div_ceil(geometry::REDUCE_WG);
+        let host_folds = |per: u32| rows as u64 * groups_of(per) as u64 <= self.host_windows_max as u64;
         let per = if host_folds(wanted) {
             wanted
         } else {
@@ -259,9 +259,7 @@ impl MsmConfig {
         };
         budget::check_reduce_segment(bounds, per)?;
         let segments = buckets.div_ceil(per).max(1);
-        // one invocation per group of the row: the rest would only add
-        // identities (thousands of rows in a joint plan)
-        let groups = segments.div_ceil(geometry::REDUCE_WG);
+        let groups = groups_of(per);
         let plan = Plan {
             n: n32,
             c,
@@ -275,7 +273,7 @@ impl MsmConfig {
             align,
             win_wg: win_wg.min(groups.next_power_of_two()),
             table: table.is_some(),
-            host_windows: rows as u64 * groups as u64 <= self.host_windows_max as u64,
+            host_windows: host_folds(per),
         };
         self.check_plan_fits(&plan, bounds)?;
         Ok(plan)
