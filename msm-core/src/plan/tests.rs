@@ -2,6 +2,8 @@
 
 use super::*;
 
+/// A small adapter's bounds (lavapipe's: 256 invocations, 32 KiB of
+/// workgroup memory, 128 MiB a binding) without a loop cap.
 pub(crate) fn bounds() -> AdapterBounds {
     AdapterBounds {
         max_workgroup_size_x: 256,
