@@ -165,24 +165,6 @@ impl AdapterBounds {
         }
     }
 
-    /// A large discrete GPU's bounds (an H200's limits, no loop cap, BN254 G1
-    /// in the 64-bit layout) for tests to vary.
-    #[cfg(test)]
-    pub(crate) fn discrete_for_tests() -> Self {
-        AdapterBounds {
-            curve: Curve::Bn254G1,
-            max_workgroup_size_x: 1024,
-            max_invocations_per_workgroup: 1024,
-            max_workgroup_storage: 49152,
-            max_binding_size: 1 << 31,
-            loop_capped: false,
-            inversion_loops: 600,
-            mul_loops: 0,
-            walker_mul_loops: 0,
-            field_int64: true,
-        }
-    }
-
     /// Invocations of reduce's `windows` kernel: 256, or the largest power of
     /// two whose XYZZ tree (128 bytes an invocation) and workgroup fit the
     /// adapter (128 under WebGPU's default 16 KiB of workgroup memory).

@@ -19,6 +19,25 @@ pub(crate) fn bounds() -> AdapterBounds {
     }
 }
 
+impl AdapterBounds {
+    /// A large discrete GPU's bounds (an H200's limits, no loop cap, BN254 G1
+    /// in the 64-bit layout) for tests to vary.
+    pub(crate) fn discrete_for_tests() -> Self {
+        AdapterBounds {
+            curve: Curve::Bn254G1,
+            max_workgroup_size_x: 1024,
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_storage: 49152,
+            max_binding_size: 1 << 31,
+            loop_capped: false,
+            inversion_loops: 600,
+            mul_loops: 0,
+            walker_mul_loops: 0,
+            field_int64: true,
+        }
+    }
+}
+
 /// Wide coordinates halve the defaults' walker until its tree fits
 /// (lavapipe's 32 KiB); G1's defaults stay as they are.
 #[test]
