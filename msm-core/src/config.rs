@@ -139,6 +139,13 @@ crate::knobs::table::knob_table! {
     host_windows_max: u32 = 0;
         camel "hostWindowsMax", alias "hostwin", ts "number", values "a count of group sums; 0 keeps the step on the GPU",
         shader false, range 0..=u32::MAX;
+    /// scatter fills the slots of at most this many buckets at a time: one
+    /// round over the scalars per range of buckets, so that the slots being
+    /// written stay in the GPU's cache until they are whole. 0 (default):
+    /// every bucket in one round.
+    scatter_buckets: u32 = 0;
+        camel "scatterBuckets", alias "sbuckets", ts "number", values "a count of buckets; 0 scatters in one round",
+        shader false, range 0..=u32::MAX;
     /// Use the bases' table of shifted copies where they have one
     /// (`GpuContext::build_table`) and `window_bits` is automatic or the
     /// table's: every window adds into one row of buckets. false: the

@@ -27,6 +27,11 @@ pub struct MsmParams {
     /// windows this many points apart (the table part's length): every
     /// window adds into one row per vector.
     pub table_stride: u32,
+    /// Buckets each round of scatter fills ([`crate::plan::Plan::scatter_span`]).
+    pub scatter_span: u32,
+    /// To 64 bytes: a batch stages its jobs' parameters back to back in
+    /// mapped memory, whose writes start at multiples of 8 bytes.
+    pub _pad: [u32; 3],
 }
 
 /// Twin of WGSL `SCALARS_CANONICAL`: scalars as canonical words.
@@ -62,8 +67,9 @@ mod tests {
 
     #[test]
     fn sizes_match_wgsl() {
-        // MsmParams: 12 u32; PointRecord: 2 x 8 words + 4 u32.
-        assert_eq!(std::mem::size_of::<MsmParams>(), 48);
+        // MsmParams: 13 u32 and 3 of padding; PointRecord: 2 x 8 words + 4 u32.
+        assert_eq!(std::mem::size_of::<MsmParams>(), 64);
+        assert_eq!(std::mem::size_of::<MsmParams>() as u64 % wgpu::MAP_ALIGNMENT, 0);
         assert_eq!(POINT_RECORD_BYTES, 80);
         let cfg = include_str!("../../msm-wgsl/shaders/shared/config.wgsl");
         assert!(cfg.contains("const SIGN_BIT: u32 = 0x80000000u;"));

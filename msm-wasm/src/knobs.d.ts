@@ -37,6 +37,8 @@ export interface MsmOptions {
   wavePoints?: number;
   /** reduce's last step (each row's group sums into its window sum) runs on the host for plans with at most this many group sums (rows x groups): a short readback and two additions a group instead of the `windows` kernel (0.25-1 ms of dependent additions; natively the host folds rows in chunks on its thread pool). Default: 0. */
   hostWindowsMax?: number;
+  /** scatter fills the slots of at most this many buckets at a time: one round over the scalars per range of buckets, so that the slots being written stay in the GPU's cache until they are whole. Default: 0. */
+  scatterBuckets?: number;
   /** Use the bases' table of shifted copies where they have one (`GpuContext::build_table`) and `window_bits` is automatic or the table's: every window adds into one row of buckets. Default: true. */
   basesTable?: boolean;
   /** Where the bucket sums become window sums. Default: auto. */

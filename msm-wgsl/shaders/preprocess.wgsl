@@ -210,12 +210,26 @@ fn scan_add(
     }
 }
 
+// Workgroup w scatters points (w mod G) * WG.. of round w / G (G point
+// groups): only the entries of the round's range of buckets, so that the
+// slots being written at one time are few enough to stay in the cache
+// until they are whole (the stores, not the atomics, bound this kernel).
 @compute @workgroup_size(WG)
-fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = point_index(gid, nwg);
-    if i >= params.n {
+fn scatter(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let point_groups = (params.n + WG - 1u) / WG;
+    let w = wid.x + wid.y * nwg.x;
+    let round = w / point_groups;
+    let i = (w - round * point_groups) * WG + t;
+    let total = scan_len();
+    let lo = round * params.scatter_span;
+    if i >= params.n || round >= (total + params.scatter_span - 1u) / params.scatter_span {
         return;
     }
+    let hi = lo + min(params.scatter_span, total - lo);
     let v = i / params.vector_len;
     let base = i - v * params.vector_len;
     if base_flags[params.base_offset + base] != 0u {
@@ -223,11 +237,17 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
     let s = scalars[i];
     for (var j = 0u; j < params.windows; j++) {
+        let row = row_of(v, j) * params.buckets;
+        if row >= hi || row + params.buckets <= lo {
+            continue;
+        }
         let d = window_digit(s, j, params.c);
         if d != 0 {
-            let bucket = row_of(v, j) * params.buckets + u32(abs(d)) - 1u;
-            let at = atomicAdd(&cursor[bucket], 1u);
-            l0_index[at] = (j * params.table_stride + base) | select(0u, SIGN_BIT, d < 0);
+            let bucket = row + u32(abs(d)) - 1u;
+            if bucket >= lo && bucket < hi {
+                let at = atomicAdd(&cursor[bucket], 1u);
+                l0_index[at] = (j * params.table_stride + base) | select(0u, SIGN_BIT, d < 0);
+            }
         }
     }
 }

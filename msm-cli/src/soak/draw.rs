@@ -72,6 +72,8 @@ fn knob_value(name: &str, rng: &mut ChaCha20Rng, n: usize, max_tpb: u32) -> Opti
         "bases_table" => boolean(rng),
         "host_windows_max" if chance(rng, 2) => "0".into(),
         "host_windows_max" => pick(rng, &["1", "64", "4096", "4294967295"]).into(),
+        "scatter_buckets" if chance(rng, 2) => "0".into(),
+        "scatter_buckets" => pick(rng, &["1", "1000", "131072"]).into(),
         _ => return None,
     })
 }

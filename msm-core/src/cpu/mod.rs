@@ -176,6 +176,7 @@ mod tests {
             win_wg: 256,
             table,
             host_windows: false,
+            scatter_span: u32::MAX,
         };
         let words: Vec<Words> = scalars.iter().map(scalar_words).collect();
         let pre = preprocess(&plan, &words, &vec![false; n]);

@@ -204,6 +204,7 @@ mod tests {
                 win_wg: 256,
                 table: false,
                 host_windows: false,
+                scatter_span: u32::MAX,
             };
             let all: Vec<Option<G1Affine>> = (0..3 * buckets)
                 .map(|i| (i % 3 != 1).then(|| G1Projective::rand(&mut rng).into_affine()))

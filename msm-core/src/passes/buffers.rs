@@ -151,6 +151,8 @@ impl From<&Plan> for MsmParams {
             windows: p.windows,
             vector_len: p.vector_len(),
             table_stride: 0,
+            scatter_span: p.scatter_span,
+            _pad: [0; 3],
         }
     }
 }

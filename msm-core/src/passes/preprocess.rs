@@ -44,6 +44,8 @@ pub fn kernels(plan: &Plan) -> Vec<Kernel> {
             .with("SCAN_WG", SCAN_WG)
             .with("SCAN_PER_THREAD", SCAN_PER_THREAD),
         scan("scan_add"),
-        Kernel::new("scatter", WG, points).with("WG", WG),
+        // round by round: workgroups start in order, so each round's range
+        // of buckets is the one being filled
+        Kernel::new("scatter", WG, points * plan.scatter_rounds()).with("WG", WG),
     ]
 }

@@ -45,6 +45,16 @@ pub fn bucket_search_steps(total_buckets: u64) -> u64 {
 }
 
 
+/// Buckets per round of scatter: `wanted` (0: all) of `total`.
+pub fn scatter_span(total: u64, wanted: u32) -> u32 {
+    let all = u32::try_from(total).unwrap_or(u32::MAX).max(1);
+    if wanted == 0 {
+        all
+    } else {
+        wanted.min(all)
+    }
+}
+
 /// Everything the passes need for one MSM, derived from the config and n.
 /// A joint plan runs `vectors` scalar vectors of `n / vectors` points each
 /// over the same bases as one MSM whose rows of buckets are vector x window
@@ -82,6 +92,9 @@ pub struct Plan {
     /// reduce stops at the group sums and the host folds each row's
     /// (`host_windows_max`): no `windows` kernel.
     pub host_windows: bool,
+    /// Buckets each round of scatter fills (`scatter_buckets`): the total
+    /// where it scatters in one round.
+    pub scatter_span: u32,
 }
 
 impl Plan {
@@ -104,6 +117,10 @@ impl Plan {
     }
     pub fn total_buckets(&self) -> u64 {
         self.rows() as u64 * self.buckets as u64
+    }
+    /// Rounds of scatter over the scalars, one per range of buckets.
+    pub fn scatter_rounds(&self) -> u32 {
+        self.total_buckets().div_ceil(self.scatter_span.max(1) as u64) as u32
     }
     /// Upper bound of stream entries: every (point, window) digit non-zero.
     pub fn max_entries(&self) -> u64 {
@@ -256,6 +273,7 @@ impl MsmConfig {
             win_wg: win_wg.min(groups.next_power_of_two()),
             table: table.is_some(),
             host_windows: host_folds(per),
+            scatter_span: scatter_span(rows as u64 * buckets as u64, self.scatter_buckets),
         };
         self.check_plan_fits(&plan, bounds)?;
         Ok(plan)

@@ -147,3 +147,23 @@ fn host_windows_lift_the_segment_cap() {
     assert!(!p.host_windows);
     assert_eq!(p.segments, geometry::REDUCE_WG * geometry::REDUCE_WIN_WG_MAX);
 }
+
+#[test]
+fn scatter_rounds_cover_the_buckets() {
+    let bounds = AdapterBounds::discrete_for_tests();
+    let cfg = |scatter_buckets| MsmConfig {
+        window_bits: Some(16),
+        scatter_buckets,
+        ..Default::default()
+    };
+    // 16 rows of 2^15 buckets
+    let all = cfg(0).plan(1 << 20, &bounds).unwrap();
+    assert_eq!((all.scatter_span, all.scatter_rounds()), (1 << 19, 1));
+    let four = cfg(1 << 17).plan(1 << 20, &bounds).unwrap();
+    assert_eq!((four.scatter_span, four.scatter_rounds()), (1 << 17, 4));
+    let odd = cfg(100_000).plan(1 << 20, &bounds).unwrap();
+    assert_eq!(odd.scatter_rounds(), 6);
+    let past = cfg(u32::MAX).plan(1 << 20, &bounds).unwrap();
+    assert_eq!((past.scatter_span, past.scatter_rounds()), (1 << 19, 1));
+    assert_eq!(scatter_span(0, 0), 1);
+}

@@ -171,3 +171,41 @@ fn unrolled_walker_shapes(shapes: &[(u32, bool)]) {
         }
     }
 }
+
+/// scatter in rounds of a range of buckets each (`scatter_buckets`):
+/// ranges that end inside a row, one row, one bucket, and more than a row,
+/// over the plain bases (identity bases skipped) and over a table; each
+/// plan has the rounds asked for.
+#[test]
+fn scatter_in_rounds_matches_arkworks() {
+    common::fast_lavapipe_compile();
+    let ctx = fastest_ctx();
+    let (bases, scalars) = msm_core::sample::inputs(1000, 24);
+    let (_, id_bases, id_scalars) = msm_core::sample::adversarial(500, 25)
+        .into_iter()
+        .find(|c| c.0 == "identity bases")
+        .unwrap();
+    // c = 8: 32 rows of 128 buckets
+    for span in [7u32, 100, 128, 1000] {
+        let config = MsmConfig {
+            window_bits: Some(8),
+            scatter_buckets: span,
+            ..Default::default()
+        };
+        let plan = ctx.plan(bases.len(), &config).unwrap();
+        assert_eq!((plan.scatter_span, plan.scatter_rounds()), (span, 4096u32.div_ceil(span)));
+        check(ctx, &bases, &scalars, &config, &format!("{span} buckets a round"));
+        check(ctx, &id_bases, &id_scalars, &config, &format!("{span} buckets a round, identities"));
+    }
+    let mut resident = ctx.upload_bases_blocking(&bases).unwrap();
+    ctx.build_table_blocking(&mut resident, Some(8)).unwrap();
+    let want = cpu::msm_reference(&bases, &scalars).into_affine();
+    for span in [1u32, 100] {
+        let config = MsmConfig {
+            scatter_buckets: span,
+            ..Default::default()
+        };
+        let run = pollster::block_on(ctx.msm_with(&resident, &scalars, &config)).unwrap();
+        assert_eq!(run.result.into_affine(), want, "{span} buckets a round over a table");
+    }
+}

@@ -35,6 +35,9 @@ struct MsmParams {
     // whose windows lie this many points apart: window j's digit names point
     // j * table_stride + base, and every window adds into the vector's row.
     table_stride: u32,
+    // buckets each round of scatter fills: round r writes only the entries
+    // of buckets [r * scatter_span, (r + 1) * scatter_span)
+    scatter_span: u32,
 }
 
 // Scalars as little-endian words, any 256-bit value (preprocess reduces them mod r).
