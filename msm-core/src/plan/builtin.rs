@@ -38,12 +38,24 @@ type BuiltinRange = (u32, u32, &'static [(&'static str, &'static str)]);
 /// workgroup and more slots share each inversion among 4,096 additions,
 /// and 65,536 threads (one wave on the H200's 132 SMs) walk long tasks:
 /// 2^21 1.30x, 2^22 1.43x, 2^24 1.54x faster than the defaults. Elsewhere
-/// the defaults. BLS12-381 G1's; BN254 G1 has its own below.
+/// the defaults. From 2^20 scatter fills 2^17 buckets a round (H100,
+/// BLS12-381 G1, wall: 0.984x at 2^20, 0.987x at 2^22, 0.982x over a 2^22
+/// table; 2^16 buckets a round 0.985-0.99x). BLS12-381 G1's; BN254 G1 has
+/// its own below.
 const DISCRETE_INT64: &[BuiltinRange] = &[
     (0, 16, &[("walker_slots", "2")]),
     (18, 19, &[("walker_slots", "8")]),
-    (20, 20, &[("walker_tpb", "512")]),
-    (21, 31, &[("walker_tpb", "512"), ("walker_slots", "8"), ("walker_threads", "65536")]),
+    (20, 20, &[("walker_tpb", "512"), ("scatter_buckets", "131072")]),
+    (
+        21,
+        31,
+        &[
+            ("walker_tpb", "512"),
+            ("walker_slots", "8"),
+            ("walker_threads", "65536"),
+            ("scatter_buckets", "131072"),
+        ],
+    ),
 ];
 
 /// BN254 G1 in the 64-bit layout on a discrete GPU: [`DISCRETE_INT64`]'s
@@ -70,7 +82,11 @@ const DISCRETE_INT64: &[BuiltinRange] = &[
 /// 2^20 plans of at most 256 group sums fold them on the host too: a
 /// table's one row of 256 groups, whose `windows` kernel is one workgroup's
 /// 23 dependent additions (H100, wall: 0.95x at 2^20, 0.97x at 2^21, 0.985x
-/// at 2^22); the plain plans' 16 rows of 16 groups are level.
+/// at 2^22); the plain plans' 16 rows of 16 groups are level. From 2^20
+/// scatter fills 2^17 buckets a round, whose slots being written (a 128-byte
+/// line each, 16 MB) stay in the L2 until whole (H100, wall: 0.96x over
+/// tables at 2^22-2^24, 0.96-0.98x plain from 2^21, 0.99x at 2^20; level
+/// at 2^18-2^19). BN254 G2 was level at 2^20 (0.993x), BLS12-381 G2 too.
 const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
     (0, 15, &[("walker_slots", "2")]),
     (
@@ -109,6 +125,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_straight", "true"),
             ("walker_fused", "true"),
             ("host_windows_max", "256"),
+            ("scatter_buckets", "131072"),
         ],
     ),
     (
@@ -121,6 +138,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_straight", "true"),
             ("walker_fused", "true"),
             ("host_windows_max", "256"),
+            ("scatter_buckets", "131072"),
         ],
     ),
 ];
@@ -141,11 +159,18 @@ const DISCRETE_INT64_G2: &[BuiltinRange] = &[
 
 /// The portable layout (13x20) on a discrete GPU: the same large-size
 /// walker from 2^21 (H200, ABBA: 0.79x at 2^21, 0.69x at 2^22, 0.50x at
-/// 2^24; it lost at 2^20, 1.18x). Browsers pin their own knobs.
+/// 2^24; it lost at 2^20, 1.18x), and scatter in rounds of 2^17 buckets
+/// (H100, wall: 0.98x at 2^22 plain and over a table; level at 2^20).
+/// Browsers pin their own knobs.
 const DISCRETE_PORTABLE: &[BuiltinRange] = &[(
     21,
     31,
-    &[("walker_tpb", "512"), ("walker_slots", "8"), ("walker_threads", "65536")],
+    &[
+        ("walker_tpb", "512"),
+        ("walker_slots", "8"),
+        ("walker_threads", "65536"),
+        ("scatter_buckets", "131072"),
+    ],
 )];
 
 /// The built-in knobs by size of an adapter class and field layout (what a
@@ -227,6 +252,9 @@ mod tests {
         let host_windows = |n: usize| config_in_ranges(&ranges, n).host_windows_max;
         assert_eq!((host_windows(1 << 15), host_windows(1 << 19), host_windows(1 << 20)), (0, 128, 256));
         assert_eq!(host_windows(1 << 24), 256);
+        // scatter in rounds of 2^17 buckets from 2^20
+        let rounds = |n: usize| config_in_ranges(&ranges, n).scatter_buckets;
+        assert_eq!((rounds(1 << 19), rounds(1 << 20), rounds(1 << 24)), (0, 131_072, 131_072));
         // the fixed thread count only from 2^16 (small MSMs keep the plan's)
         assert_eq!(config_in_ranges(&ranges, 1 << 16).walker_threads, Some(65_536));
         assert_eq!(config_in_ranges(&ranges, 1 << 12).walker_threads, None);
