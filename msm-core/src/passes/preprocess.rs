@@ -4,10 +4,10 @@
 //! CPU twin: [`crate::cpu::preprocess()`].
 
 use super::{Binding, Buf, Kernel};
-use crate::plan::Plan;
+use crate::plan::{geometry, Plan};
 
 /// Points per workgroup of `histogram` and `scatter` (override `WG`).
-pub const WG: u32 = 64;
+pub const WG: u32 = geometry::PREPROCESS_WG;
 /// Invocations per workgroup of the scans (override `SCAN_WG`).
 pub const SCAN_WG: u32 = 256;
 /// Counts each scan invocation covers (override `SCAN_PER_THREAD`).

@@ -10,6 +10,11 @@ pub const COMBINE_BLOCK: u32 = 64;
 /// walker_combine: levels of block sums at most (chains of up to BLOCK^4
 /// tasks).
 pub const COMBINE_MAX_LEVELS: u32 = 3;
+/// preprocess: points per workgroup of `histogram` and `scatter`.
+pub const PREPROCESS_WG: u32 = 64;
+/// Workgroups one dispatch may have: WebGPU's least per-dimension limit,
+/// squared (the shaders rebuild linear indices from a 2-D grid).
+pub const MAX_DISPATCH_GROUPS: u64 = 65_535 * 65_535;
 /// reduce: workgroup size of `segments` and `groups` (a power of two).
 pub const REDUCE_WG: u32 = 64;
 /// reduce: the largest workgroup of `windows` (the plan's `win_wg`: a power

@@ -45,13 +45,16 @@ pub fn bucket_search_steps(total_buckets: u64) -> u64 {
 }
 
 
-/// Buckets per round of scatter: `wanted` (0: all) of `total`.
-pub fn scatter_span(total: u64, wanted: u32) -> u32 {
+/// Buckets per round of scatter for `n` points: `wanted` (0: all) of
+/// `total`, at least enough that the rounds' workgroups fit one dispatch.
+pub fn scatter_span(n: u32, total: u64, wanted: u32) -> u32 {
     let all = u32::try_from(total).unwrap_or(u32::MAX).max(1);
+    let point_groups = n.div_ceil(geometry::PREPROCESS_WG).max(1) as u64;
+    let fewest = total.div_ceil(geometry::MAX_DISPATCH_GROUPS / point_groups) as u32;
     if wanted == 0 {
         all
     } else {
-        wanted.min(all)
+        wanted.max(fewest).min(all)
     }
 }
 
@@ -273,7 +276,7 @@ impl MsmConfig {
             win_wg: win_wg.min(groups.next_power_of_two()),
             table: table.is_some(),
             host_windows: host_folds(per),
-            scatter_span: scatter_span(rows as u64 * buckets as u64, self.scatter_buckets),
+            scatter_span: scatter_span(n32, rows as u64 * buckets as u64, self.scatter_buckets),
         };
         self.check_plan_fits(&plan, bounds)?;
         Ok(plan)

@@ -165,5 +165,9 @@ fn scatter_rounds_cover_the_buckets() {
     assert_eq!(odd.scatter_rounds(), 6);
     let past = cfg(u32::MAX).plan(1 << 20, &bounds).unwrap();
     assert_eq!((past.scatter_span, past.scatter_rounds()), (1 << 19, 1));
-    assert_eq!(scatter_span(0, 0), 1);
+    assert_eq!(scatter_span(0, 0, 0), 1);
+    // one bucket a round: as many rounds as fit one dispatch
+    let one = cfg(1).plan(1 << 24, &bounds).unwrap();
+    let groups = (1u64 << 24) / 64 * one.scatter_rounds() as u64;
+    assert!(one.scatter_span > 1 && groups <= 65_535 * 65_535, "{one:?}");
 }
