@@ -96,6 +96,8 @@ fn joint_batches_equal_arkworks() {
                 ),
                 ("host reduce", &whole, with(|c, _| c.reduce = ReduceOn::Host), k),
                 ("c = 5", &whole, with(|c, _| c.window_bits = Some(5)), k),
+                // rounds ending inside a row of a joint plan's vector x window rows
+                ("scatter in rounds", &whole, with(|c, _| c.scatter_buckets = 1000), k),
                 (
                     "parts of 500",
                     &parts,
