@@ -173,7 +173,7 @@ fn unrolled_walker_shapes(shapes: &[(u32, bool)]) {
 }
 
 /// scatter in rounds of a range of buckets each (`scatter_buckets`):
-/// ranges that end inside a row, one row, one bucket, and more than a row,
+/// ranges that end inside a row, one row, one bucket (a 2-D grid), and more than a row,
 /// over the plain bases (identity bases skipped) and over a table; each
 /// plan has the rounds asked for.
 #[test]
@@ -185,8 +185,9 @@ fn scatter_in_rounds_matches_arkworks() {
         .into_iter()
         .find(|c| c.0 == "identity bases")
         .unwrap();
-    // c = 8: 32 rows of 128 buckets
-    for span in [7u32, 100, 128, 1000] {
+    // c = 8: 32 rows of 128 buckets; one bucket a round is 4,096 rounds of
+    // 16 workgroups, past 65,535 (a 2-D grid)
+    for span in [1u32, 7, 100, 128, 1000] {
         let config = MsmConfig {
             window_bits: Some(8),
             scatter_buckets: span,
