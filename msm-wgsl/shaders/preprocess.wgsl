@@ -226,10 +226,10 @@ fn scatter(
     let i = (w - round * point_groups) * WG + t;
     let total = scan_len();
     let lo = round * params.scatter_span;
-    if i >= params.n || round >= (total + params.scatter_span - 1u) / params.scatter_span {
+    if i >= params.n || lo >= total {
         return;
     }
-    let hi = lo + min(params.scatter_span, total - lo);
+    let hi = min(lo + params.scatter_span, total);
     let v = i / params.vector_len;
     let base = i - v * params.vector_len;
     if base_flags[params.base_offset + base] != 0u {

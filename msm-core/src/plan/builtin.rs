@@ -45,17 +45,20 @@ type BuiltinRange = (u32, u32, &'static [(&'static str, &'static str)]);
 const DISCRETE_INT64: &[BuiltinRange] = &[
     (0, 16, &[("walker_slots", "2")]),
     (18, 19, &[("walker_slots", "8")]),
-    (20, 20, &[("walker_tpb", "512"), ("scatter_buckets", "131072")]),
-    (
-        21,
-        31,
-        &[
-            ("walker_tpb", "512"),
-            ("walker_slots", "8"),
-            ("walker_threads", "65536"),
-            ("scatter_buckets", "131072"),
-        ],
-    ),
+    (20, 20, &[("walker_tpb", "512"), SCATTER_ROUNDS]),
+    (21, 31, WIDE_WALKER),
+];
+
+/// scatter in rounds of 2^17 buckets (16 MB of the lines being filled).
+const SCATTER_ROUNDS: (&str, &str) = ("scatter_buckets", "131072");
+
+/// From 2^21 in the 64-bit layout (but BN254 G1's) and the portable one:
+/// 512 threads of 8 slots, 65,536 threads, scatter in rounds.
+const WIDE_WALKER: &[(&str, &str)] = &[
+    ("walker_tpb", "512"),
+    ("walker_slots", "8"),
+    ("walker_threads", "65536"),
+    SCATTER_ROUNDS,
 ];
 
 /// BN254 G1 in the 64-bit layout on a discrete GPU: [`DISCRETE_INT64`]'s
@@ -125,7 +128,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_straight", "true"),
             ("walker_fused", "true"),
             ("host_windows_max", "256"),
-            ("scatter_buckets", "131072"),
+            SCATTER_ROUNDS,
         ],
     ),
     (
@@ -138,7 +141,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_straight", "true"),
             ("walker_fused", "true"),
             ("host_windows_max", "256"),
-            ("scatter_buckets", "131072"),
+            SCATTER_ROUNDS,
         ],
     ),
 ];
@@ -162,16 +165,7 @@ const DISCRETE_INT64_G2: &[BuiltinRange] = &[
 /// 2^24; it lost at 2^20, 1.18x), and scatter in rounds of 2^17 buckets
 /// (H100, wall: 0.98x at 2^22 plain and over a table; level at 2^20).
 /// Browsers pin their own knobs.
-const DISCRETE_PORTABLE: &[BuiltinRange] = &[(
-    21,
-    31,
-    &[
-        ("walker_tpb", "512"),
-        ("walker_slots", "8"),
-        ("walker_threads", "65536"),
-        ("scatter_buckets", "131072"),
-    ],
-)];
+const DISCRETE_PORTABLE: &[BuiltinRange] = &[(21, 31, WIDE_WALKER)];
 
 /// The built-in knobs by size of an adapter class and field layout (what a
 /// context uses without a tuned profile), less the ranges whose walker does
