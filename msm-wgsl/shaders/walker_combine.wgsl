@@ -136,8 +136,11 @@ fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         return;
     }
     var acc = xyzz_identity();
+    // acc is the affine tail until the first addition
+    var acc_affine = false;
     if tail.valid != 0u {
         acc = xyzz_from_affine(Affine(fq_unpack(tail.x), fq_unpack(tail.y)));
+        acc_affine = true;
     }
     let levels = chain_levels();
     var j = k + 1u;
@@ -168,7 +171,8 @@ fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
             next = xyzz_unpack(e.p);
             through = (e.flags & 2u) != 0u;
         }
-        acc = xyzz_add_q(acc, next, level == 0u);
+        acc = xyzz_add_pq(acc, next, acc_affine, level == 0u);
+        acc_affine = false;
         if !through {
             break;
         }

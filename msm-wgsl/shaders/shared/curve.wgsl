@@ -102,6 +102,12 @@ fn xyzz_add(p: Xyzz, q: Xyzz) -> Xyzz {
 // four multiplications fewer (madd-2008-s), by a branch in one body, not a
 // second inlined copy.
 fn xyzz_add_q(p: Xyzz, q: Xyzz, q_zz_one: bool) -> Xyzz {
+    return xyzz_add_pq(p, q, false, q_zz_one);
+}
+
+// p + q, where each flag says that point's zz = zzz = 1: with both, two
+// affine points' sum costs six products instead of fourteen.
+fn xyzz_add_pq(p: Xyzz, q: Xyzz, p_zz_one: bool, q_zz_one: bool) -> Xyzz {
     if xyzz_is_identity(p) {
         return q;
     }
@@ -118,8 +124,12 @@ fn xyzz_add_q(p: Xyzz, q: Xyzz, q_zz_one: bool) -> Xyzz {
         zz = fq_mul(p.zz, q.zz);
         zzz = fq_mul(p.zzz, q.zzz);
     }
-    let u2 = fq_mul(q.x, p.zz);
-    let s2 = fq_mul(q.y, p.zzz);
+    var u2 = q.x;
+    var s2 = q.y;
+    if !p_zz_one {
+        u2 = fq_mul(q.x, p.zz);
+        s2 = fq_mul(q.y, p.zzz);
+    }
     let pp_ = fq_sub(u2, u1);
     let r = fq_sub(s2, s1);
     if fq_is_zero(pp_) {
@@ -133,7 +143,13 @@ fn xyzz_add_q(p: Xyzz, q: Xyzz, q_zz_one: bool) -> Xyzz {
     let q_ = fq_mul(u1, pp);
     let x3 = fq_sub(fq_sub(fq_sqr(r), ppp), fq_double(q_));
     let y3 = fq_sub(fq_mul(r, fq_sub(q_, x3)), fq_mul(s1, ppp));
-    return Xyzz(x3, y3, fq_mul(zz, pp), fq_mul(zzz, ppp));
+    var zz3 = pp;
+    var zzz3 = ppp;
+    if !(p_zz_one && q_zz_one) {
+        zz3 = fq_mul(zz, pp);
+        zzz3 = fq_mul(zzz, ppp);
+    }
+    return Xyzz(x3, y3, zz3, zzz3);
 }
 
 // An XYZZ point as XYZZ_WORDS storage words (x, y, zz, zzz packed), and back.
