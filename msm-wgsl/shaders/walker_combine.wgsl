@@ -124,17 +124,38 @@ fn blocks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     store_element(LEVEL, b, ChainSum(xyzz_pack(acc), flags));
 }
 
+// The owners among a workgroup's tasks, and their count.
+var<workgroup> owner_list: array<u32, OWNERS_WG>;
+var<workgroup> owner_count: atomic<u32>;
+var<workgroup> owners_here: u32;
+
 // Each owner (a task with a tail partial) sums its chain and writes the bucket.
 @compute @workgroup_size(OWNERS_WG)
-fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let k = gid.x + gid.y * nwg.x * OWNERS_WG;
-    if k >= params.tasks {
+fn owners(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) li: u32,
+) {
+    // About every other task owns a chain: the workgroup's owners are
+    // gathered into its first lanes, so whole warps walk chains and the
+    // rest leave at once instead of half of every warp idling.
+    let first = gid.x + gid.y * nwg.x * OWNERS_WG;
+    if li == 0u {
+        atomicStore(&owner_count, 0u);
+    }
+    workgroupBarrier();
+    if first < params.tasks && partials[2u * first + 1u].bucket != NO_BUCKET {
+        owner_list[atomicAdd(&owner_count, 1u)] = first;
+    }
+    workgroupBarrier();
+    if li == 0u {
+        owners_here = atomicLoad(&owner_count);
+    }
+    if li >= workgroupUniformLoad(&owners_here) {
         return;
     }
+    let k = owner_list[li];
     let tail = partials[2u * k + 1u];
-    if tail.bucket == NO_BUCKET {
-        return;
-    }
     var acc = xyzz_identity();
     // acc is the affine tail until the first addition
     var acc_affine = false;
