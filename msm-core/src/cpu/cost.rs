@@ -19,6 +19,8 @@ pub const INVERSION_MULS: u64 = 344;
 const PEEL_MULS: u64 = 3;
 /// XYZZ plus affine (madd-2008-s), XYZZ plus XYZZ (add-2008-s), doubling.
 const MADD_MULS: u64 = 10;
+/// Two affine points into XYZZ (zz = zzz = 1 on both sides).
+const AFFINE_ADD_MULS: u64 = 6;
 const ADD_MULS: u64 = 14;
 const DBL_MULS: u64 = 9;
 
@@ -94,8 +96,11 @@ pub fn count(plan: &Plan, config: &MsmConfig, counts: &[u32]) -> OpCounts {
     let splits = owners.iter().filter(|&&o| o).count() as u64;
     out.muls[1] += out.walker_additions * PEEL_MULS;
     // combine: each split bucket's pieces join in XYZZ and stay there (no
-    // inversion); reduce adds them with a full XYZZ addition
-    out.muls[2] = heads * MADD_MULS;
+    // inversion); reduce adds them with a full XYZZ addition. An owner's
+    // first addition (its affine tail plus the affine head after it) takes
+    // six, counted for every owner: a block's sum in the head's place is rare
+    let first = splits.min(heads);
+    out.muls[2] = heads * MADD_MULS - first * (MADD_MULS - AFFINE_ADD_MULS);
     // reduce: a mixed and a full addition per bucket; per segment, its sum
     // times P (double-and-add); per group and window, a suffix scan, one
     // addition per invocation and a tree (the window's suffixes also
