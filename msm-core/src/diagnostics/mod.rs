@@ -66,6 +66,10 @@ pub enum CurveOp {
     XyzzAdd = 4,
     XyzzNeg = 5,
     AffineNeg = 6,
+    /// Affine a + affine b into XYZZ, both flagged zz = zzz = 1 (`xyzz_add_pq`).
+    XyzzAddBothAffine = 7,
+    /// XYZZ a + XYZZ b through `xyzz_add_pq` with neither flag.
+    XyzzAddPqGeneral = 8,
 }
 
 /// One resident base part as the GPU holds it (see [`GpuContext::read_bases`]).

@@ -110,6 +110,26 @@ pub fn check_curve_ops<C: GpuCurve>(layouts: &[FieldLayout], seed: u64) {
             assert_eq!(dbl[i], (*x + *x).into_affine(), "{curve} {layout} xyzz double {i}");
             assert_eq!(neg[i], -*x, "{curve} {layout} xyzz neg {i}");
         }
+        let general = run(CurveOp::XyzzAddPqGeneral, &a, &b);
+        for (i, (x, y)) in cases.iter().enumerate() {
+            assert_eq!(general[i], (*x + *y).into_affine(), "{curve} {layout} xyzz add_pq {i}");
+        }
+        // both affine: every case but the identity's (no affine form), P + P
+        // and P + (-P) among them
+        let both: Vec<usize> = (0..cases.len())
+            .filter(|&i| !cases[i].0.is_zero() && !cases[i].1.is_zero())
+            .collect();
+        let ba: Vec<Vec<u32>> = both.iter().map(|&i| pack_affine(&codec, &cases[i].0)).collect();
+        let bb: Vec<Vec<u32>> = both.iter().map(|&i| pack_affine(&codec, &cases[i].1)).collect();
+        let sum2 = run(CurveOp::XyzzAddBothAffine, &ba, &bb);
+        for (k, &i) in both.iter().enumerate() {
+            let (x, y) = cases[i];
+            assert_eq!(
+                sum2[k],
+                (x + y).into_affine(),
+                "{curve} {layout} affine + affine into xyzz {i}"
+            );
+        }
         let mixed: Vec<usize> = (0..cases.len()).filter(|&i| !cases[i].1.is_zero()).collect();
         let ma: Vec<Vec<u32>> = mixed.iter().map(|&i| a[i].clone()).collect();
         let mb: Vec<Vec<u32>> = mixed.iter().map(|&i| pack_affine(&codec, &cases[i].1)).collect();

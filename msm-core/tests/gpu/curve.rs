@@ -153,9 +153,21 @@ fn xyzz_formulas_and_special_cases() {
             let (x, y) = cases[i];
             assert_eq!(madd[k], (x + y).into_affine(), "{layout} xyzz madd {i}");
         }
+        // xyzz_add_pq with both points affine (walker_combine's owners' first
+        // step; P + P and P + (-P) among them), and with neither flag
+        let both: Vec<usize> = (0..cases.len()).filter(|&i| !cases[i].0.is_zero() && !cases[i].1.is_zero()).collect();
+        let ba: Vec<PointWords> = both.iter().map(|&i| pack_affine(&repr, &cases[i].0)).collect();
+        let bb: Vec<PointWords> = both.iter().map(|&i| b_aff[i]).collect();
+        let sum2 = run(layout, CurveOp::XyzzAddBothAffine, &ba, &bb).unwrap();
+        for (k, &i) in both.iter().enumerate() {
+            let (x, y) = cases[i];
+            assert_eq!(sum2[k], (x + y).into_affine(), "{layout} affine + affine into xyzz {i}");
+        }
+        let general = run(layout, CurveOp::XyzzAddPqGeneral, &a, &b).unwrap();
         for (i, (x, y)) in cases.iter().enumerate() {
             let want = (*x + *y).into_affine();
             assert_eq!(add[i], want, "{layout} xyzz add {i}: {x} + {y}");
+            assert_eq!(general[i], want, "{layout} xyzz add_pq {i}");
             assert_eq!(dbl[i], (*x + *x).into_affine(), "{layout} xyzz double {i}");
             assert_eq!(neg[i], -*x, "{layout} xyzz neg {i}");
         }

@@ -48,6 +48,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         case 4u: { r = xyzz_add(xyzz_unpack(va), xyzz_unpack(vb)); }
         case 5u: { r = xyzz_neg(xyzz_unpack(va)); }
         case 6u: { r = xyzz_from_affine(affine_neg(load_affine(va))); }
+        // both points affine (zz = zzz = 1), as walker_combine's owners' first step
+        case 7u: {
+            r = xyzz_add_pq(xyzz_from_affine(load_affine(va)), xyzz_from_affine(load_affine(vb)), true, true);
+        }
+        // XYZZ a plus XYZZ b with the flags off: the general addition's other entry
+        case 8u: { r = xyzz_add_pq(xyzz_unpack(va), xyzz_unpack(vb), false, false); }
         default: {}
     }
     out[i] = xyzz_pack(r);
