@@ -139,13 +139,13 @@ fn owners(
     // About every other task owns a chain: the workgroup's owners are
     // gathered into its first lanes, so whole warps walk chains and the
     // rest leave at once instead of half of every warp idling.
-    let first = gid.x + gid.y * nwg.x * OWNERS_WG;
+    let task = gid.x + gid.y * nwg.x * OWNERS_WG;
     if li == 0u {
         atomicStore(&owner_count, 0u);
     }
     workgroupBarrier();
-    if first < params.tasks && partials[2u * first + 1u].bucket != NO_BUCKET {
-        owner_list[atomicAdd(&owner_count, 1u)] = first;
+    if task < params.tasks && partials[2u * task + 1u].bucket != NO_BUCKET {
+        owner_list[atomicAdd(&owner_count, 1u)] = task;
     }
     workgroupBarrier();
     if li == 0u {
