@@ -2,8 +2,10 @@
 //! 2p for an operand below 2p), written for squaring where the straight-line
 //! layouts allow: each cross product a_i a_j (i < j) once, doubled, instead
 //! of twice. 8 limbs of 32 bits: 36 products and the 64 of the reduction
-//! (128 in the multiplication); 20 limbs of 13 bits: 210 and 400 (800).
-//! Elsewhere (row loops, 16-bit limbs) it is the multiplication of a by a.
+//! (128 in the multiplication). Elsewhere it is the multiplication of a by
+//! a: row loops, 16-bit limbs, and 20 limbs of 13 bits, where a routine of
+//! its own (210 + 400 products against 800) put a second ~800-line
+//! straight-line routine beside the product in the walker.
 
 use std::fmt::Write;
 
@@ -26,37 +28,10 @@ impl Gen<'_> {
     /// `fq_sqr_raw` for `layout` under `code`, and `fq_sqr` over it.
     pub(super) fn sqr(&self, s: &mut String, layout: FieldLayout, code: FieldCode) {
         match (layout, code) {
-            (FieldLayout::Limbs13x20, FieldCode::Unrolled) => self.sqr_lazy(s),
             (FieldLayout::Limbs32x8, FieldCode::Unrolled) => self.sqr_wide(s),
             _ => by_multiplication(s),
         }
         s.push_str(FQ_SQR);
-    }
-
-    /// The lazy 13-bit product's columns (mul.rs) with row i adding a_i^2
-    /// and (2 a_i) a_j for j > i: column k then holds every product of a's
-    /// when row k reduces it. A column sums at most N / 2 doubled products
-    /// (< 2^27 each), N of m p (< 2^26) and a carry: no more than the
-    /// multiplication's 2N products below 2^26, so below 2^32 for both curves.
-    fn sqr_lazy(&self, s: &mut String) {
-        let n = self.n;
-        s.push_str("// Lazy Montgomery square: a * a / R mod p, below 2p.\nfn fq_sqr_raw(a: Fq) -> Fq {\n");
-        for k in 0..2 * n {
-            writeln!(s, "    var c{k} = 0u;").unwrap();
-        }
-        s.push_str("    var m: u32;\n");
-        for i in 0..n {
-            writeln!(s, "    // row {i}\n    c{} += a[{i}] * a[{i}];", 2 * i).unwrap();
-            if i + 1 < n {
-                writeln!(s, "    {{\n    let d = a[{i}] << 1u;").unwrap();
-                for j in i + 1..n {
-                    writeln!(s, "    c{} += d * a[{j}];", i + j).unwrap();
-                }
-                s.push_str("    }\n");
-            }
-            self.lazy_redc_row(s, i);
-        }
-        self.lazy_normalise(s);
     }
 
     /// 32-bit limbs: the cross products in rows (each row's carry a fresh
