@@ -162,10 +162,15 @@ const DISCRETE_INT64_G2: &[BuiltinRange] = &[
 
 /// The portable layout (13x20) on a discrete GPU: the same large-size
 /// walker from 2^21 (H200, ABBA: 0.79x at 2^21, 0.69x at 2^22, 0.50x at
-/// 2^24; it lost at 2^20, 1.18x), and scatter in rounds of 2^17 buckets
-/// (H100, wall: 0.98x at 2^22 plain and over a table; level at 2^20).
-/// Browsers pin their own knobs.
-const DISCRETE_PORTABLE: &[BuiltinRange] = &[(21, 31, WIDE_WALKER)];
+/// 2^24; with 8 slots it lost at 2^20, 1.18x), and scatter in rounds of
+/// 2^17 buckets (H100, wall: 0.98x at 2^22 plain and over a table; level
+/// at 2^20). At 2^20 65,536 threads in workgroups of 512 at 4 slots (H100
+/// over a table, GPU time 0.72x; with the cached dx off instead 0.75x, the
+/// two together 0.72x). Browsers pin their own knobs.
+const DISCRETE_PORTABLE: &[BuiltinRange] = &[
+    (20, 20, &[("walker_tpb", "512"), ("walker_threads", "65536")]),
+    (21, 31, WIDE_WALKER),
+];
 
 /// The built-in knobs by size of an adapter class and field layout (what a
 /// context uses without a tuned profile), less the ranges whose walker does
@@ -255,7 +260,9 @@ mod tests {
         let big = config_in_ranges(&ranges, 1 << 22);
         assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 16, Some(65_536)));
         let portable = builtin_ranges(&gpu, "13x20", &bounds(49_152));
-        assert_eq!(config_in_ranges(&portable, 1 << 20), MsmConfig::default());
+        assert_eq!(config_in_ranges(&portable, 1 << 19), MsmConfig::default());
+        let mid = config_in_ranges(&portable, 1 << 20);
+        assert_eq!((mid.walker_tpb, mid.walker_slots, mid.walker_threads), (512, 4, Some(65_536)));
         assert!(big.walker_fused);
         let wide = MsmConfig {
             walker_straight: false,
