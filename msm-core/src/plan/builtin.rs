@@ -162,14 +162,26 @@ const DISCRETE_INT64_G2: &[BuiltinRange] = &[
 
 /// The portable layout (13x20) on a discrete GPU: the same large-size
 /// walker from 2^21 (H200, ABBA: 0.79x at 2^21, 0.69x at 2^22, 0.50x at
-/// 2^24; with 8 slots it lost at 2^20, 1.18x), and scatter in rounds of
-/// 2^17 buckets (H100, wall: 0.98x at 2^22 plain and over a table; level
-/// at 2^20). At 2^20 65,536 threads in workgroups of 512 at 4 slots (H100
-/// over a table, GPU time 0.72x; with the cached dx off instead 0.75x, the
-/// two together 0.72x). Browsers pin their own knobs.
+/// 2^24), with 16 slots from 2^22 (H100: 0.94-0.97x at 2^22, 0.91x at
+/// 2^23; 1.01x at 2^21), and scatter in rounds of 2^17 buckets (H100,
+/// wall: 0.98x at 2^22 plain and over a table; level at 2^20). From 2^18
+/// to 2^20, 65,536 threads in workgroups of 512 at 4 slots (H100, wall
+/// over a table / plain: 0.88x / 0.83x at 2^18, 0.76x / 0.78x at 2^19,
+/// 0.75x / 0.72x at 2^20; level at 2^17, 1.27x at 2^16; with 8 slots it
+/// lost at 2^20). Browsers pin their own knobs.
 const DISCRETE_PORTABLE: &[BuiltinRange] = &[
-    (20, 20, &[("walker_tpb", "512"), ("walker_threads", "65536")]),
-    (21, 31, WIDE_WALKER),
+    (18, 20, &[("walker_tpb", "512"), ("walker_threads", "65536")]),
+    (21, 21, WIDE_WALKER),
+    (
+        22,
+        31,
+        &[
+            ("walker_tpb", "512"),
+            ("walker_slots", "16"),
+            ("walker_threads", "65536"),
+            SCATTER_ROUNDS,
+        ],
+    ),
 ];
 
 /// The built-in knobs by size of an adapter class and field layout (what a
@@ -260,9 +272,11 @@ mod tests {
         let big = config_in_ranges(&ranges, 1 << 22);
         assert_eq!((big.walker_tpb, big.walker_slots, big.walker_threads), (512, 16, Some(65_536)));
         let portable = builtin_ranges(&gpu, "13x20", &bounds(49_152));
-        assert_eq!(config_in_ranges(&portable, 1 << 19), MsmConfig::default());
-        let mid = config_in_ranges(&portable, 1 << 20);
-        assert_eq!((mid.walker_tpb, mid.walker_slots, mid.walker_threads), (512, 4, Some(65_536)));
+        assert_eq!(config_in_ranges(&portable, 1 << 17), MsmConfig::default());
+        for logn in 18..=20 {
+            let mid = config_in_ranges(&portable, 1 << logn);
+            assert_eq!((mid.walker_tpb, mid.walker_slots, mid.walker_threads), (512, 4, Some(65_536)));
+        }
         assert!(big.walker_fused);
         let wide = MsmConfig {
             walker_straight: false,
@@ -271,7 +285,9 @@ mod tests {
             host_windows_max: 0,
             ..big.clone()
         };
-        assert_eq!(config_in_ranges(&portable, 1 << 22), wide);
+        assert_eq!(config_in_ranges(&portable, 1 << 21), wide);
+        let wider = MsmConfig { walker_slots: 16, ..wide.clone() };
+        assert_eq!(config_in_ranges(&portable, 1 << 22), wider);
         // BLS12-381 G1: the same walkers, its row loops kept
         let bls = AdapterBounds {
             curve: crate::curve::Curve::Bls12_381G1,
@@ -279,7 +295,7 @@ mod tests {
         };
         let bls = builtin_ranges(&gpu, "32x8-int64", &bls);
         assert_eq!(config_in_ranges(&bls, 1 << 17), MsmConfig::default());
-        assert_eq!(config_in_ranges(&bls, 1 << 22), config_in_ranges(&portable, 1 << 22));
+        assert_eq!(config_in_ranges(&bls, 1 << 22), wide);
         assert!(builtin_ranges(&gpu, "16x16", &bounds(49_152)).is_empty());
         let igpu = info("Intel", wgpu::DeviceType::IntegratedGpu);
         assert!(builtin_ranges(&igpu, "32x8-int64", &bounds(49_152)).is_empty());
