@@ -68,8 +68,9 @@ pub enum CurveOp {
     AffineNeg = 6,
     /// Affine a + affine b into XYZZ, both flagged zz = zzz = 1 (`xyzz_add_pq`).
     XyzzAddBothAffine = 7,
-    /// XYZZ a + XYZZ b through `xyzz_add_pq` with neither flag.
-    XyzzAddPqGeneral = 8,
+    /// Affine a (flagged zz = zzz = 1) + XYZZ b through `xyzz_add_pq`: an
+    /// owner's affine tail plus a block's sum in walker_combine.
+    AffinePlusXyzz = 8,
 }
 
 /// One resident base part as the GPU holds it (see [`GpuContext::read_bases`]).

@@ -52,8 +52,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         case 7u: {
             r = xyzz_add_pq(xyzz_from_affine(load_affine(va)), xyzz_from_affine(load_affine(vb)), true, true);
         }
-        // XYZZ a plus XYZZ b with the flags off: the general addition's other entry
-        case 8u: { r = xyzz_add_pq(xyzz_unpack(va), xyzz_unpack(vb), false, false); }
+        // affine a (flagged) plus XYZZ b, as an owner's tail plus a block's sum
+        case 8u: { r = xyzz_add_pq(xyzz_from_affine(load_affine(va)), xyzz_unpack(vb), true, false); }
         default: {}
     }
     out[i] = xyzz_pack(r);
