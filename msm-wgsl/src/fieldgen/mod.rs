@@ -18,6 +18,7 @@ use crate::layout::{packed_words, BaseField, Coords, FieldConstants, FieldLayout
 mod bingcd;
 mod ext2;
 mod inverse;
+mod karatsuba;
 mod mul;
 mod options;
 mod safegcd;

@@ -40,18 +40,37 @@ impl Gen<'_> {
     /// accumulate in u32 (at most 2N products of < 2^26 each plus a carry, < 2^32),
     /// reducing one limb per row and normalising carries once at the end.
     pub(super) fn mul_lazy(&self, s: &mut String) {
+        self.mul_lazy_at(s, super::karatsuba::LEVELS);
+    }
+
+    /// [`Gen::mul_lazy`] with a * b in `levels` of Karatsuba (0: row by row,
+    /// each row's reduction step after it).
+    pub(super) fn mul_lazy_at(&self, s: &mut String, levels: u32) {
         let n = self.n;
         s.push_str("// Lazy Montgomery product: a * b / R mod p, below 2p.\nfn fq_mul_raw(a: Fq, b: Fq) -> Fq {\n");
-        for k in 0..2 * n {
-            writeln!(s, "    var c{k} = 0u;").unwrap();
-        }
-        s.push_str("    var m: u32;\n");
-        for i in 0..n {
-            writeln!(s, "    // row {i}").unwrap();
-            for j in 0..n {
-                writeln!(s, "    c{} += a[{i}] * b[{j}];", i + j).unwrap();
+        if levels == 0 {
+            for k in 0..2 * n {
+                writeln!(s, "    var c{k} = 0u;").unwrap();
             }
-            self.lazy_redc_row(s, i);
+            s.push_str("    var m: u32;\n");
+            for i in 0..n {
+                writeln!(s, "    // row {i}").unwrap();
+                for j in 0..n {
+                    writeln!(s, "    c{} += a[{i}] * b[{j}];", i + j).unwrap();
+                }
+                self.lazy_redc_row(s, i);
+            }
+        } else {
+            // a * b's columns first (karatsuba.rs), then the reduction's rows
+            for k in 0..2 * n {
+                writeln!(s, "    var c{k} = 0u;").unwrap();
+            }
+            let limbs = |v: char| (0..n).map(|i| format!("{v}[{i}]")).collect::<Vec<_>>();
+            self.karatsuba_into(s, &limbs('a'), &limbs('b'), levels);
+            s.push_str("    var m: u32;\n");
+            for i in 0..n {
+                self.lazy_redc_row(s, i);
+            }
         }
         self.lazy_normalise(s);
     }
