@@ -38,7 +38,8 @@ pub(super) fn reduced_forms(s: &mut String) {
 impl Gen<'_> {
     /// Lazy Montgomery multiplication for 13-bit limbs: columns of a*b and m*p
     /// accumulate in u32 (at most 2N products of < 2^26 each plus a carry, < 2^32),
-    /// reducing one limb per row and normalising carries once at the end.
+    /// reducing one limb per row and normalising carries once at the end;
+    /// natively a * b is Karatsuba's (karatsuba.rs).
     pub(super) fn mul_lazy(&self, s: &mut String) {
         self.mul_lazy_at(s, super::karatsuba::LEVELS);
     }
@@ -48,29 +49,23 @@ impl Gen<'_> {
     pub(super) fn mul_lazy_at(&self, s: &mut String, levels: u32) {
         let n = self.n;
         s.push_str("// Lazy Montgomery product: a * b / R mod p, below 2p.\nfn fq_mul_raw(a: Fq, b: Fq) -> Fq {\n");
-        if levels == 0 {
-            for k in 0..2 * n {
-                writeln!(s, "    var c{k} = 0u;").unwrap();
-            }
-            s.push_str("    var m: u32;\n");
-            for i in 0..n {
+        for k in 0..2 * n {
+            writeln!(s, "    var c{k} = 0u;").unwrap();
+        }
+        if levels > 0 {
+            // a * b's columns first (karatsuba.rs), then the reduction's rows
+            let limbs = |v: char| (0..n).map(|i| format!("{v}[{i}]")).collect::<Vec<_>>();
+            self.karatsuba_into(s, &limbs('a'), &limbs('b'), levels);
+        }
+        s.push_str("    var m: u32;\n");
+        for i in 0..n {
+            if levels == 0 {
                 writeln!(s, "    // row {i}").unwrap();
                 for j in 0..n {
                     writeln!(s, "    c{} += a[{i}] * b[{j}];", i + j).unwrap();
                 }
-                self.lazy_redc_row(s, i);
             }
-        } else {
-            // a * b's columns first (karatsuba.rs), then the reduction's rows
-            for k in 0..2 * n {
-                writeln!(s, "    var c{k} = 0u;").unwrap();
-            }
-            let limbs = |v: char| (0..n).map(|i| format!("{v}[{i}]")).collect::<Vec<_>>();
-            self.karatsuba_into(s, &limbs('a'), &limbs('b'), levels);
-            s.push_str("    var m: u32;\n");
-            for i in 0..n {
-                self.lazy_redc_row(s, i);
-            }
+            self.lazy_redc_row(s, i);
         }
         self.lazy_normalise(s);
     }
