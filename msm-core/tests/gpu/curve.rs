@@ -144,34 +144,31 @@ fn xyzz_formulas_and_special_cases() {
         };
         let dbl = run(layout, CurveOp::XyzzDouble, &a, &b).unwrap();
         let neg = run(layout, CurveOp::XyzzNeg, &a, &b).unwrap();
+        // `op` over the cases `keep` selects, operands from `a_of` and `b_of`,
+        // against arkworks' x + y
+        let check_sums = |op: CurveOp,
+                          keep: &dyn Fn(&(G1Affine, G1Affine)) -> bool,
+                          a_of: &dyn Fn(usize) -> PointWords,
+                          b_of: &dyn Fn(usize) -> PointWords,
+                          what: &str| {
+            let picked: Vec<usize> = (0..cases.len()).filter(|&i| keep(&cases[i])).collect();
+            let pa: Vec<PointWords> = picked.iter().map(|&i| a_of(i)).collect();
+            let pb: Vec<PointWords> = picked.iter().map(|&i| b_of(i)).collect();
+            let got = run(layout, op, &pa, &pb).unwrap();
+            for (k, &i) in picked.iter().enumerate() {
+                let (x, y) = cases[i];
+                assert_eq!(got[k], (x + y).into_affine(), "{layout} {what} {i}");
+            }
+        };
+        let affine_a = |i: usize| pack_affine(&repr, &cases[i].0);
         // mixed addition takes a non-identity affine operand
-        let mixed: Vec<usize> = (0..cases.len()).filter(|&i| !cases[i].1.is_zero()).collect();
-        let ma: Vec<PointWords> = mixed.iter().map(|&i| a[i]).collect();
-        let mb: Vec<PointWords> = mixed.iter().map(|&i| b_aff[i]).collect();
-        let madd = run(layout, CurveOp::XyzzAddAffine, &ma, &mb).unwrap();
-        for (k, &i) in mixed.iter().enumerate() {
-            let (x, y) = cases[i];
-            assert_eq!(madd[k], (x + y).into_affine(), "{layout} xyzz madd {i}");
-        }
+        check_sums(CurveOp::XyzzAddAffine, &|c| !c.1.is_zero(), &|i| a[i], &|i| b_aff[i], "xyzz madd");
         // xyzz_add_pq with both points affine (walker_combine's owners' first
         // step; P + P and P + (-P) among them), and with p alone affine (an
         // owner's tail plus a block's sum)
-        let both: Vec<usize> = (0..cases.len()).filter(|&i| !cases[i].0.is_zero() && !cases[i].1.is_zero()).collect();
-        let ba: Vec<PointWords> = both.iter().map(|&i| pack_affine(&repr, &cases[i].0)).collect();
-        let bb: Vec<PointWords> = both.iter().map(|&i| b_aff[i]).collect();
-        let sum2 = run(layout, CurveOp::XyzzAddBothAffine, &ba, &bb).unwrap();
-        for (k, &i) in both.iter().enumerate() {
-            let (x, y) = cases[i];
-            assert_eq!(sum2[k], (x + y).into_affine(), "{layout} affine + affine into xyzz {i}");
-        }
-        let first: Vec<usize> = (0..cases.len()).filter(|&i| !cases[i].0.is_zero()).collect();
-        let fa: Vec<PointWords> = first.iter().map(|&i| pack_affine(&repr, &cases[i].0)).collect();
-        let fb: Vec<PointWords> = first.iter().map(|&i| b[i]).collect();
-        let general = run(layout, CurveOp::AffinePlusXyzz, &fa, &fb).unwrap();
-        for (k, &i) in first.iter().enumerate() {
-            let (x, y) = cases[i];
-            assert_eq!(general[k], (x + y).into_affine(), "{layout} affine + xyzz {i}");
-        }
+        let both = |c: &(G1Affine, G1Affine)| !c.0.is_zero() && !c.1.is_zero();
+        check_sums(CurveOp::XyzzAddBothAffine, &both, &affine_a, &|i| b_aff[i], "affine + affine into xyzz");
+        check_sums(CurveOp::AffinePlusXyzz, &|c| !c.0.is_zero(), &affine_a, &|i| b[i], "affine + xyzz");
         for (i, (x, y)) in cases.iter().enumerate() {
             let want = (*x + *y).into_affine();
             assert_eq!(add[i], want, "{layout} xyzz add {i}: {x} + {y}");
