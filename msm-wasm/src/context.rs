@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use msm_core::{BaseFormat, Curve, GpuContext, HostBytes, MsmConfig, MsmError};
+use msm_core::{BaseFormat, Curve, GpuContext, HostBytes, KnobOverrides, MsmConfig, MsmError};
 use wasm_bindgen::prelude::*;
 
 use crate::bases::{self, cpu_msm_group, msm_group, on_host, points_start, prefix, upload_group, Bases};
@@ -24,7 +24,9 @@ use crate::warm::WarmUp;
 #[wasm_bindgen]
 pub struct MsmContext {
     pub(crate) ctx: Rc<GpuContext>,
-    pub(crate) config: RefCell<MsmConfig>,
+    /// The knobs the caller fixed (over the browser's defaults); the rest
+    /// follow the size.
+    pub(crate) knobs: RefCell<KnobOverrides>,
     warm: Rc<WarmUp>,
 }
 
@@ -68,18 +70,14 @@ impl MsmContext {
         };
         let options: ContextOptions = from_js(options, "ContextOptions")?;
         let core = options.to_core().map_err(js_error)?;
-        let ctx = GpuContext::new(&core).await.map_err(js_error)?;
-        // The web defaults with the walker's workgroup fitted to this adapter
-        // and group (G2's inversion tree is wider), then the caller's knobs.
-        let base = ctx.fitted(MsmConfig::web());
-        let config = options.knobs_over(&base).map_err(js_error)?;
-        let ctx = Rc::new(ctx);
+        let ctx = Rc::new(GpuContext::new(&core).await.map_err(js_error)?);
+        let knobs = core.knobs;
         let (background, max_points, cpu_max_points) = options.warm_up(ctx.is_software());
-        let warm = WarmUp::new(config.clone(), max_points, cpu_max_points, background, on_progress);
+        let warm = WarmUp::new(knobs.clone(), max_points, cpu_max_points, background, on_progress);
         warm.start(ctx.clone());
         Ok(MsmContext {
             ctx,
-            config: RefCell::new(config),
+            knobs: RefCell::new(knobs),
             warm,
         })
     }
@@ -116,7 +114,7 @@ impl MsmContext {
             field_layout: self.ctx.field_layout().to_string(),
             field_code: self.ctx.field_code().to_string(),
             inversion: self.ctx.field_options().inversion.to_string(),
-            reduce: if self.ctx.reduces_on_host(&self.config.borrow()) {
+            reduce: if self.ctx.reduces_on_host(&self.config_for(1)) {
                 "host"
             } else {
                 "gpu"
@@ -139,22 +137,29 @@ impl MsmContext {
         to_js(&limits)
     }
 
-    /// Every knob this context's MSMs use by default.
+    /// Every knob this context's small MSMs use by default (`configFor`
+    /// says a size's: from 2^18 points a GPU's may differ).
     #[wasm_bindgen(getter, unchecked_return_type = "MsmOptions")]
     pub fn config(&self) -> JsValue {
-        to_js(&MsmOptions::from_config(&self.config.borrow()))
+        to_js(&MsmOptions::from_config(&self.config_for(1)))
     }
 
-    /// Changes the default knobs (keys left out keep their values).
+    /// Every knob an MSM of `points` points uses by default: the knobs the
+    /// context was given or `setConfig` set, the rest this size's defaults.
+    #[wasm_bindgen(js_name = configFor, unchecked_return_type = "MsmOptions")]
+    pub fn config_for_js(&self, points: usize) -> JsValue {
+        to_js(&MsmOptions::from_config(&self.config_for(points)))
+    }
+
+    /// Changes the default knobs (keys left out keep their values; a knob
+    /// set here holds at every size).
     #[wasm_bindgen(js_name = setConfig)]
     pub fn set_config(
         &self,
         #[wasm_bindgen(unchecked_param_type = "MsmOptions")] options: JsValue,
     ) -> Result<(), JsError> {
         let options: MsmOptions = from_js(options, "MsmOptions")?;
-        let config = options.apply(&self.config.borrow()).map_err(js_error)?;
-        *self.config.borrow_mut() = config;
-        Ok(())
+        options.give(&mut self.knobs.borrow_mut()).map_err(js_error)
     }
 
     /// Uploads bases of this context's group given in the arkworks
@@ -292,8 +297,8 @@ impl MsmContext {
         options: JsValue,
         batch: bool,
     ) -> Result<Prepared, JsError> {
-        let config = self.call_config(options)?;
         let mut out = Vec::with_capacity(vectors.len());
+        let mut lens = Vec::with_capacity(vectors.len());
         for (i, v) in vectors.into_iter().enumerate() {
             let name = if batch {
                 format!("scalar vector {i}")
@@ -312,7 +317,9 @@ impl MsmContext {
                 return Err(js_error(format!("{name}: {e}")));
             }
             out.push((array, start));
+            lens.push(n);
         }
+        let config = self.call_config(options, &lens)?;
         Ok((bases.inner.clone(), out, config))
     }
 
@@ -324,16 +331,18 @@ impl MsmContext {
         let Ok((bases, vectors, config)) = prepared else {
             return false;
         };
-        let n = vectors
+        let lens: Vec<usize> = vectors
             .iter()
-            .map(|(a, start)| (a.length() as usize - start) / encoding::SCALAR_BYTES);
-        let n = n.max().unwrap_or(0);
+            .map(|(a, start)| (a.length() as usize - start) / encoding::SCALAR_BYTES)
+            .collect();
+        let n = lens.iter().copied().max().unwrap_or(0);
         if !self.warm.cpu_allowed() {
             bases.drop_host();
             return false;
         }
         let gpu_ready = (bases.is_on_gpu() || self.ctx.bases_are_warm()) && self.ctx.is_warm(config, n);
-        bases.host().is_some() && n <= self.warm.cpu_max_points() && config == self.warm.config() && !gpu_ready
+        let warmed = *config == self.ctx.config_for_batch_with(self.warm.knobs(), &lens);
+        bases.host().is_some() && n <= self.warm.cpu_max_points() && warmed && !gpu_ready
     }
 
     /// The curve group this context runs: `{ curve, group }`.
@@ -348,11 +357,17 @@ impl MsmContext {
         self.ctx.curve().point_bytes()
     }
 
-    /// The knobs of one call (msm-core's checks, the owner of the bases
-    /// among them, run when the call starts).
-    fn call_config(&self, options: JsValue) -> Result<MsmConfig, JsError> {
+    /// The knobs of one call of vectors of these lengths (msm-core's
+    /// checks, the owner of the bases among them, run when the call starts).
+    fn call_config(&self, options: JsValue, lens: &[usize]) -> Result<MsmConfig, JsError> {
         let options: MsmOptions = from_js(options, "MsmOptions")?;
-        options.apply(&self.config.borrow()).map_err(js_error)
+        let base = self.ctx.config_for_batch_with(&self.knobs.borrow(), lens);
+        options.apply(&base).map_err(js_error)
+    }
+
+    /// The knobs of an MSM of `n` points without a call's own.
+    pub(crate) fn config_for(&self, n: usize) -> MsmConfig {
+        self.ctx.config_for_with(&self.knobs.borrow(), n)
     }
 }
 

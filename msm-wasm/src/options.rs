@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use msm_core::knobs::KNOBS;
-use msm_core::{Curve, FieldLayout, Inversion, MsmConfig};
+use msm_core::{Curve, FieldLayout, Inversion, KnobOverrides, MsmConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -127,17 +127,33 @@ impl MsmOptions {
     /// `base` with every knob this object sets replaced.
     pub fn apply(&self, base: &MsmConfig) -> Result<MsmConfig, String> {
         let mut c = base.clone();
-        for (name, value) in &self.0 {
-            let text = match value {
-                Value::String(s) => s.clone(),
-                Value::Number(n) => n.to_string(),
-                Value::Bool(b) => b.to_string(),
-                Value::Null => "auto".into(),
-                other => return Err(format!("{name}: expected a number, boolean or string, got {other}")),
-            };
+        for (name, text) in self.texts()? {
             c.set(name, &text).map_err(|e| e.to_string())?;
         }
         Ok(c)
+    }
+
+    /// Gives `knobs` every knob this object sets (all or none: a bad one
+    /// leaves `knobs` as it was).
+    pub fn give(&self, knobs: &mut KnobOverrides) -> Result<(), String> {
+        let mut out = knobs.clone();
+        for (name, text) in self.texts()? {
+            out.set(name, &text).map_err(|e| e.to_string())?;
+        }
+        *knobs = out;
+        Ok(())
+    }
+
+    /// Each knob's name and value as the one parser reads it.
+    fn texts(&self) -> Result<Vec<(&str, String)>, String> {
+        let text = |name: &String, value: &Value| match value {
+            Value::String(s) => Ok(s.clone()),
+            Value::Number(n) => Ok(n.to_string()),
+            Value::Bool(b) => Ok(b.to_string()),
+            Value::Null => Ok("auto".into()),
+            other => Err(format!("{name}: expected a number, boolean or string, got {other}")),
+        };
+        self.0.iter().map(|(k, v)| Ok((k.as_str(), text(k, v)?))).collect()
     }
 
     /// Every knob of `c`, as JS sees them (automatic choices left out).
@@ -172,12 +188,15 @@ impl ContextOptions {
         )
     }
 
-    /// `base` with the knobs of `config` applied.
-    pub fn knobs_over(&self, base: &MsmConfig) -> Result<MsmConfig, String> {
-        match &self.config {
-            Some(o) => o.apply(base).map_err(|e| format!("config.{e}")),
-            None => Ok(base.clone()),
+    /// The context's knobs: the browser's defaults (`MsmConfig::web`'s
+    /// differences), then each knob `config` gives. Only these are fixed;
+    /// the rest follow the size (`msm_core::plan::builtin`'s web ranges).
+    pub fn knobs(&self) -> Result<KnobOverrides, String> {
+        let mut knobs = KnobOverrides::changed(&MsmConfig::web());
+        if let Some(o) = &self.config {
+            o.give(&mut knobs).map_err(|e| format!("config.{e}"))?;
         }
+        Ok(knobs)
     }
 
     /// msm-core's context options.
@@ -188,7 +207,7 @@ impl ContextOptions {
                 format!("fieldLayout: unknown layout {name:?} (expected \"13x20\", \"16x16\" or \"32x8-int64\")")
             })?),
         };
-        let config = self.knobs_over(&MsmConfig::web())?;
+        let knobs = self.knobs()?;
         let field_code = match self.field_code.as_deref() {
             None => None,
             Some(s) => Some(
@@ -212,8 +231,8 @@ impl ContextOptions {
             inversion,
             adapter_name: None,
             timestamps: self.timestamps.unwrap_or(true),
-            // no profile on the web: every knob is the context's own
-            knobs: msm_core::KnobOverrides::every(&config),
+            // no profile on the web: the given knobs over the web ranges
+            knobs,
             pipeline_cache: msm_core::PipelineCacheDir::Off,
             // no config folder in a browser
             profile: msm_core::ProfileChoice::Off,
@@ -255,6 +274,39 @@ mod tests {
             MsmOptions::from_config(&want).apply(&MsmConfig::default()).unwrap(),
             want
         );
+    }
+
+    /// The context fixes only the knobs it is given (and the browser's
+    /// defaults): a size's built-in knobs apply under them.
+    #[test]
+    fn given_knobs_hold_over_a_size_defaults() {
+        let mid = MsmConfig {
+            walker_tpb: 512,
+            walker_threads: Some(65_536),
+            ..MsmConfig::default()
+        };
+        let none: ContextOptions = serde_json::from_str("{}").unwrap();
+        let c = none.knobs().unwrap().over(&mid);
+        assert_eq!(
+            c,
+            MsmConfig {
+                walker_cache_dx: false,
+                ..mid.clone()
+            }
+        );
+        let pinned: ContextOptions = serde_json::from_str(r#"{"config": {"walkerTpb": 256}}"#).unwrap();
+        let mut knobs = pinned.knobs().unwrap();
+        let c = knobs.over(&mid);
+        assert_eq!(
+            (c.walker_tpb, c.walker_threads, c.walker_cache_dx),
+            (256, Some(65_536), false)
+        );
+        // setConfig: all of an object or none of it
+        let bad = msm_options(r#"{"walkerSlots": 8, "walkerTbp": 64}"#).unwrap();
+        assert!(bad.give(&mut knobs).unwrap_err().contains("walkerTbp"));
+        assert_eq!(knobs.over(&mid).walker_slots, mid.walker_slots);
+        msm_options(r#"{"walkerSlots": 8}"#).unwrap().give(&mut knobs).unwrap();
+        assert_eq!((knobs.over(&mid).walker_slots, knobs.over(&mid).walker_tpb), (8, 256));
     }
 
     #[test]

@@ -43,7 +43,7 @@ impl MsmContext {
         #[wasm_bindgen(unchecked_optional_param_type = "SelfTestOptions")] options: JsValue,
     ) -> js_sys::Promise {
         let ctx = self.ctx.clone();
-        let config = self.config.borrow().clone();
+        let knobs = self.knobs.borrow().clone();
         let get = |key: &str| {
             if options.is_object() {
                 js_sys::Reflect::get(&options, &key.into()).unwrap_or(JsValue::UNDEFINED)
@@ -64,7 +64,7 @@ impl MsmContext {
                 ),
             };
             let report = ctx
-                .self_test(Some(&config), full.as_bool().unwrap_or(false), |c| {
+                .self_test(Some(&knobs), full.as_bool().unwrap_or(false), |c| {
                     if let Some(f) = &on_case {
                         let _ = f.call1(&JsValue::NULL, &to_js(&CaseJs::from(c)));
                     }

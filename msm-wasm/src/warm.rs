@@ -8,7 +8,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use msm_core::{GpuContext, MsmConfig, MsmError};
+use msm_core::{GpuContext, KnobOverrides, MsmError};
 use wasm_bindgen::JsValue;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +22,8 @@ enum Step {
 /// Where a context's warm-up stands (shared by its background task).
 pub(crate) struct WarmUp {
     steps: Vec<Step>,
-    config: MsmConfig,
+    /// The context's knobs at creation (each size compiles its own config).
+    knobs: KnobOverrides,
     done: Cell<usize>,
     failed: RefCell<Option<String>>,
     /// Whether the background runs (the `warmUp` option).
@@ -34,9 +35,9 @@ pub(crate) struct WarmUp {
 }
 
 impl WarmUp {
-    /// A warm-up of `config`'s pipelines for MSMs of up to `max_points`.
+    /// A warm-up of the pipelines `knobs` give MSMs of up to `max_points`.
     pub(crate) fn new(
-        config: MsmConfig,
+        knobs: KnobOverrides,
         max_points: usize,
         cpu_max_points: usize,
         background: bool,
@@ -47,7 +48,7 @@ impl WarmUp {
         let steps = std::iter::once(Step::Bases).chain(sizes.map(Step::Size)).collect();
         Rc::new(WarmUp {
             steps,
-            config,
+            knobs,
             done: Cell::new(0),
             failed: RefCell::new(None),
             background,
@@ -81,7 +82,7 @@ impl WarmUp {
     async fn run(&self, ctx: &GpuContext, step: Step) -> Result<(), MsmError> {
         match step {
             Step::Bases => ctx.warm_up_bases().await,
-            Step::Size(n) => ctx.warm_up(&self.config, n).await,
+            Step::Size(n) => ctx.warm_up(&ctx.config_for_with(&self.knobs, n), n).await,
         }
     }
 
@@ -123,10 +124,10 @@ impl WarmUp {
         self.cpu_max_points
     }
 
-    /// The config the warm-up compiles for (calls with other knobs compile
+    /// The knobs the warm-up compiles for (calls with other knobs compile
     /// their own pipelines on the GPU).
-    pub(crate) fn config(&self) -> &MsmConfig {
-        &self.config
+    pub(crate) fn knobs(&self) -> &KnobOverrides {
+        &self.knobs
     }
 
     /// `{ done, total, ready, failed }`: steps compiled of all.

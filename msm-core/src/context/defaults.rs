@@ -38,11 +38,18 @@ impl GpuContext {
     /// The knobs [`GpuContext::msm`] uses for `n` points: each knob the
     /// caller gave, else the tuned profile's for that size, else the default.
     pub fn config_for(&self, n: usize) -> MsmConfig {
+        self.config_for_with(&self.knobs, n)
+    }
+
+    /// [`GpuContext::config_for`] with `knobs` in place of the context's
+    /// own: for a caller that keeps its knobs and changes them after
+    /// creation (the browser package).
+    pub fn config_for_with(&self, knobs: &KnobOverrides, n: usize) -> MsmConfig {
         let base = match &self.profile {
             Some(p) => p.config_for(n),
             None => profile::config_in_ranges(&self.builtin_ranges, n),
         };
-        self.knobs.over(&self.fitted(base))
+        knobs.over(&self.fitted(base))
     }
 
     /// `config` with the walker's workgroup fitted to this adapter and
@@ -61,18 +68,24 @@ impl GpuContext {
         /// when they run, and a shape that does not fit is never compiled
         /// ahead.
         fn walker_configs(&self) -> Vec<MsmConfig> {
-            let ranges = self.profile.as_ref().map_or(&self.builtin_ranges, |p| &p.ranges);
-            let bounds = self.bounds();
-            let mut out: Vec<MsmConfig> = Vec::new();
-            for r in ranges {
-                let c = self.config_for(1 << r.min_logn.min(31));
-                let new = !out.iter().any(|o| o.walker_shape() == c.walker_shape());
-                if new && c.check_walker_fits(&bounds).is_ok() {
-                    out.push(c);
-                }
-            }
-            out
+            self.walker_configs_with(&self.knobs)
         }
+    }
+
+    /// [`GpuContext::walker_configs`] with `knobs` in place of the
+    /// context's own (as [`GpuContext::config_for_with`]).
+    pub(crate) fn walker_configs_with(&self, knobs: &KnobOverrides) -> Vec<MsmConfig> {
+        let ranges = self.profile.as_ref().map_or(&self.builtin_ranges, |p| &p.ranges);
+        let bounds = self.bounds();
+        let mut out: Vec<MsmConfig> = Vec::new();
+        for r in ranges {
+            let c = self.config_for_with(knobs, 1 << r.min_logn.min(31));
+            let new = !out.iter().any(|o| o.walker_shape() == c.walker_shape());
+            if new && c.check_walker_fits(&bounds).is_ok() {
+                out.push(c);
+            }
+        }
+        out
     }
 
     /// Where this context's default knobs come from.

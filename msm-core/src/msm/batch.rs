@@ -8,6 +8,7 @@ use super::{MsmTimings, Scalars};
 use crate::bases::Bases;
 use crate::curve::{Bn254, GpuCurve};
 use crate::config::MsmConfig;
+use crate::knobs::KnobOverrides;
 use crate::context::GpuContext;
 use crate::error::MsmError;
 use crate::plan::Plan;
@@ -57,12 +58,18 @@ impl GpuContext {
     /// the points one job runs (equal vectors run jointly, up to
     /// `joint_points` at once; else the longest vector's).
     pub fn config_for_batch(&self, lens: &[usize]) -> MsmConfig {
+        self.config_for_batch_with(self.knobs(), lens)
+    }
+
+    /// [`GpuContext::config_for_batch`] with `knobs` in place of the
+    /// context's own (as [`GpuContext::config_for_with`]).
+    pub fn config_for_batch_with(&self, knobs: &KnobOverrides, lens: &[usize]) -> MsmConfig {
         let longest = lens.iter().copied().max().unwrap_or(0);
         let cap = MsmConfig::default().joint_points as usize;
         let equal = lens.len() >= 2 && lens.iter().all(|&l| l == longest) && 2 * longest <= cap;
-        let config = self.config_for(if equal { (longest * lens.len()).min(cap) } else { longest });
+        let config = self.config_for_with(knobs, if equal { (longest * lens.len()).min(cap) } else { longest });
         if equal && config.joint_points == 0 {
-            return self.config_for(longest);
+            return self.config_for_with(knobs, longest);
         }
         config
     }

@@ -14,6 +14,7 @@ use crate::cpu::bases::{encode_point, BaseDefect, BaseFormat};
 use crate::curve::GpuCurve;
 use crate::error::MsmError;
 use crate::host_bytes::HostBytes;
+use crate::knobs::KnobOverrides;
 use crate::msm::Scalars;
 use crate::sample;
 
@@ -25,8 +26,8 @@ const QUICK_WIDTHS: [u32; 5] = [4, 7, 10, 13, 16];
 /// One self-test run over a context.
 pub(super) struct Run<'a> {
     ctx: &'a GpuContext,
-    /// The knobs every call runs with (`None`: the context's for its size).
-    config: Option<&'a MsmConfig>,
+    /// The knobs every call runs with, over each size's defaults.
+    knobs: &'a KnobOverrides,
     full: bool,
     /// Points of the main inputs.
     n: usize,
@@ -82,10 +83,10 @@ fn edge_words<F: PrimeField<BigInt = BigInt<4>>>(n: usize, rng: &mut ChaCha20Rng
 }
 
 impl<'a> Run<'a> {
-    pub(super) fn new(ctx: &'a GpuContext, config: Option<&'a MsmConfig>, full: bool) -> Self {
+    pub(super) fn new(ctx: &'a GpuContext, knobs: &'a KnobOverrides, full: bool) -> Self {
         Run {
             ctx,
-            config,
+            knobs,
             full,
             n: if full { 1 << 12 } else { 1 << 9 },
         }
@@ -93,7 +94,7 @@ impl<'a> Run<'a> {
 
     /// The knobs of a call of `n` points.
     fn config(&self, n: usize) -> MsmConfig {
-        self.config.cloned().unwrap_or_else(|| self.ctx.config_for(n))
+        self.ctx.config_for_with(self.knobs, n)
     }
 
     /// The MSM of the first `scalars.len()` of `bases` with the run's knobs.
@@ -117,7 +118,7 @@ impl<'a> Run<'a> {
         vectors: &[&[Fr<C>]],
     ) -> Verdict {
         let lens: Vec<usize> = vectors.iter().map(|v| v.len()).collect();
-        let config = self.config.cloned().unwrap_or_else(|| self.ctx.config_for_batch(&lens));
+        let config = self.ctx.config_for_batch_with(self.knobs, &lens);
         let scalars: Vec<Scalars<'_>> = vectors.iter().map(|v| Scalars::of::<C>(v)).collect();
         let got = self.ctx.msm_batch_with(bases, &scalars, &config).await;
         let got = got.map_err(|e| format!("the call failed: {e}"))?.results;
@@ -234,6 +235,23 @@ impl<'a> Run<'a> {
             self.batch(&bases, &points, &mixed).await
         })
         .await;
+        // the walkers larger sizes take (their knobs on these inputs)
+        for other in ctx.walker_configs_with(self.knobs) {
+            if other.walker_shape() == config.walker_shape() {
+                continue;
+            }
+            let (tpb, slots) = (other.walker_tpb, other.walker_slots);
+            let name = format!("the walker of larger sizes: {tpb} threads a workgroup, {slots} slots");
+            self.case(name, record, async {
+                same(
+                    ctx.msm_scalars_with(&bases, Scalars::Canonical(&words), &other)
+                        .await
+                        .map(|r| r.result),
+                    want_words,
+                )
+            })
+            .await;
+        }
         self.tables(record, &points, &words, want_words).await;
         self.adversarial::<C>(record).await;
         self.bases_from_bytes(record, &points, &scalars, want).await;

@@ -53,15 +53,15 @@ impl SelfTestReport {
 
 impl GpuContext {
     /// Runs the self-test in this context's group (see the module docs)
-    /// with `config` (`None`: the context's knobs for each size, as
-    /// [`GpuContext::msm`] takes them): `full` takes every window width
+    /// with `knobs` over each size's defaults (`None`: the context's own,
+    /// as [`GpuContext::msm`] takes them): `full` takes every window width
     /// 4..=16 and larger inputs (seconds on a GPU, minutes on a software
     /// adapter); otherwise a covering subset. `on_case` sees each case as
     /// it finishes (progress). A failed case is a wrong answer or an error
     /// this adapter gave: report it with [`SelfTestReport::adapter`].
     pub async fn self_test(
         &self,
-        config: Option<&crate::config::MsmConfig>,
+        knobs: Option<&crate::knobs::KnobOverrides>,
         full: bool,
         mut on_case: impl FnMut(&SelfTestCase),
     ) -> SelfTestReport {
@@ -77,7 +77,7 @@ impl GpuContext {
             on_case(&c);
             cases.push(c);
         };
-        let run = cases::Run::new(self, config, full);
+        let run = cases::Run::new(self, knobs.unwrap_or(self.knobs()), full);
         match self.curve() {
             Curve::Bn254G1 => run.all::<ark_bn254::g1::Config>(&mut record).await,
             Curve::Bls12_381G1 => run.all::<ark_bls12_381::g1::Config>(&mut record).await,
@@ -95,10 +95,10 @@ impl GpuContext {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn self_test_blocking(
         &self,
-        config: Option<&crate::config::MsmConfig>,
+        knobs: Option<&crate::knobs::KnobOverrides>,
         full: bool,
         on_case: impl FnMut(&SelfTestCase),
     ) -> SelfTestReport {
-        pollster::block_on(self.self_test(config, full, on_case))
+        pollster::block_on(self.self_test(knobs, full, on_case))
     }
 }
