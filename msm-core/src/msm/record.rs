@@ -62,8 +62,11 @@ impl GpuContext {
                     .map(|k| job(pass, config, k)),
             );
         }
-        // ... and the walker shapes of the other sizes' knobs
-        if passes.contains(&Pass::StreamWalker) {
+        // ... and the walker shapes of the other sizes' knobs, natively. A
+        // browser compiles one pipeline at a time (under Dawn a second shape
+        // added 3.8 s to the warm-up's first step, H100, cold): its warm-up
+        // compiles each size's own shape in that size's step instead.
+        if passes.contains(&Pass::StreamWalker) && !cfg!(target_arch = "wasm32") {
             let pass = Pass::StreamWalker;
             for other in self.walker_configs() {
                 if other.walker_shape() != config.walker_shape() {

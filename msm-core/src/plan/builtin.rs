@@ -168,10 +168,24 @@ const DISCRETE_INT64_G2: &[BuiltinRange] = &[
 /// to 2^20, 65,536 threads in workgroups of 512 at 4 slots (H100, wall
 /// over a table / plain: 0.88x / 0.83x at 2^18, 0.76x / 0.78x at 2^19,
 /// 0.75x / 0.72x at 2^20; level at 2^17, 1.27x at 2^16; with 8 slots it
-/// lost at 2^20). Browsers pin their own knobs.
+/// lost at 2^20). From 2^20 plans of at most 256 group sums fold them on
+/// the host, as BN254 G1 does in the 64-bit layout (over a table, wall:
+/// H200 0.95x at 2^20, H100 0.97-0.98x at 2^22). G2's inversion tree does
+/// not fit these 512-thread walkers: its ranges are dropped whole.
 const DISCRETE_PORTABLE: &[BuiltinRange] = &[
-    (18, 20, &[("walker_tpb", "512"), ("walker_threads", "65536")]),
-    (21, 21, WIDE_WALKER),
+    (18, 19, PORTABLE_MID),
+    (20, 20, &[("walker_tpb", "512"), ("walker_threads", "65536"), HOST_WINDOWS]),
+    (
+        21,
+        21,
+        &[
+            ("walker_tpb", "512"),
+            ("walker_slots", "8"),
+            ("walker_threads", "65536"),
+            HOST_WINDOWS,
+            SCATTER_ROUNDS,
+        ],
+    ),
     (
         22,
         31,
@@ -179,21 +193,45 @@ const DISCRETE_PORTABLE: &[BuiltinRange] = &[
             ("walker_tpb", "512"),
             ("walker_slots", "16"),
             ("walker_threads", "65536"),
+            HOST_WINDOWS,
             SCATTER_ROUNDS,
         ],
     ),
 ];
+
+/// 13x20's walker from 2^18: 65,536 threads in workgroups of 512.
+const PORTABLE_MID: &[(&str, &str)] = &[("walker_tpb", "512"), ("walker_threads", "65536")];
+
+/// A table's one row of 256 group sums folded on the host.
+const HOST_WINDOWS: (&str, &str) = ("host_windows_max", "256");
+
+/// The browser package (WebGPU, 13x20, WGSL compiled by Tint) on a GPU:
+/// 13x20's native walker from 2^18 to 2^20, where it won under Dawn too
+/// (over a table, warm: H200 0.93x at 2^20; H100 0.88x at 2^18, 0.90-0.95x
+/// at 2^20; 1.18x at 2^16, so smaller sizes keep the defaults). A browser
+/// does not say whether its GPU is discrete: every hardware adapter whose
+/// limits fit the 512-thread walker takes it (`walkerTpb` pins another).
+/// The host's fold is not taken: in wasm it cost 2 ms where the GPU's
+/// `windows` kernel took 0.8.
+const WEB_PORTABLE: &[BuiltinRange] = &[(18, 20, PORTABLE_MID)];
 
 /// The built-in knobs by size of an adapter class and field layout (what a
 /// context uses without a tuned profile), less the ranges whose walker does
 /// not fit `bounds` (WebGPU's default limits): empty where the defaults hold
 /// at every size.
 pub fn builtin_ranges(info: &wgpu::AdapterInfo, field_layout: &str, bounds: &AdapterBounds) -> Vec<ProfileRange> {
-    // measured on a discrete GPU; other adapters keep the plain defaults
-    if AdapterClass::of(info) != AdapterClass::Gpu || info.device_type != wgpu::DeviceType::DiscreteGpu {
+    if AdapterClass::of(info) != AdapterClass::Gpu {
+        return Vec::new();
+    }
+    let web = info.backend == wgpu::Backend::BrowserWebGpu;
+    // measured on a discrete GPU natively, on any GPU a browser offers
+    // (which it does not type); other adapters keep the plain defaults
+    if !web && info.device_type != wgpu::DeviceType::DiscreteGpu {
         return Vec::new();
     }
     let table = match field_layout {
+        "13x20" if web => WEB_PORTABLE,
+        _ if web => return Vec::new(),
         "32x8-int64" if bounds.curve.coords() == msm_wgsl::Coords::Fq2 => DISCRETE_INT64_G2,
         "32x8-int64" if bounds.curve == Curve::Bn254G1 => DISCRETE_INT64_BN254,
         "32x8-int64" => DISCRETE_INT64,
@@ -285,9 +323,19 @@ mod tests {
             host_windows_max: 0,
             ..big.clone()
         };
-        assert_eq!(config_in_ranges(&portable, 1 << 21), wide);
-        let wider = MsmConfig { walker_slots: 16, ..wide.clone() };
+        // 13x20 folds a table's 256 group sums on the host from 2^20
+        let portable_wide = MsmConfig {
+            host_windows_max: 256,
+            ..wide.clone()
+        };
+        assert_eq!(config_in_ranges(&portable, 1 << 21), portable_wide);
+        let wider = MsmConfig {
+            walker_slots: 16,
+            ..portable_wide.clone()
+        };
         assert_eq!(config_in_ranges(&portable, 1 << 22), wider);
+        let host_windows = |n: usize| config_in_ranges(&portable, n).host_windows_max;
+        assert_eq!((host_windows(1 << 19), host_windows(1 << 20)), (0, 256));
         // BLS12-381 G1: the same walkers, its row loops kept
         let bls = AdapterBounds {
             curve: crate::curve::Curve::Bls12_381G1,
@@ -312,6 +360,38 @@ mod tests {
             let c = config_in_ranges(&ranges, 1 << logn);
             assert_eq!((c.walker_tpb, c.walker_slots, c.walker_threads), (256, 8, threads), "2^{logn}");
         }
+    }
+
+    /// In a browser (which does not type its GPU) 13x20 takes the
+    /// 512-thread walker from 2^18 to 2^20 on a hardware adapter whose
+    /// limits fit it, and nothing else; other layouts, a fallback adapter
+    /// and G2 (whose tree does not fit) keep the defaults.
+    #[test]
+    fn web_ranges_are_13x20s_mid_walker() {
+        let web = |name: &str, t| crate::adapter::test_adapter_info(name, "", t, wgpu::Backend::BrowserWebGpu);
+        let gpu = web("nvidia hopper", wgpu::DeviceType::Other);
+        let ranges = builtin_ranges(&gpu, "13x20", &bounds(49_152));
+        let mid = MsmConfig {
+            walker_tpb: 512,
+            walker_threads: Some(65_536),
+            ..MsmConfig::default()
+        };
+        for (logn, want) in [(17, &MsmConfig::default()), (18, &mid), (20, &mid), (21, &MsmConfig::default())] {
+            assert_eq!(&config_in_ranges(&ranges, 1 << logn), want, "2^{logn}");
+        }
+        assert!(builtin_ranges(&gpu, "16x16", &bounds(49_152)).is_empty());
+        assert!(builtin_ranges(&gpu, "13x20", &bounds(16_384)).is_empty());
+        let fallback = web("", wgpu::DeviceType::Cpu);
+        assert!(builtin_ranges(&fallback, "13x20", &bounds(49_152)).is_empty());
+        let g2 = AdapterBounds {
+            curve: Curve::Bn254G2,
+            ..bounds(49_152)
+        };
+        assert!(builtin_ranges(&gpu, "13x20", &g2).is_empty());
+        let native = info("NVIDIA H200", wgpu::DeviceType::DiscreteGpu);
+        assert!(builtin_ranges(&native, "13x20", &g2).iter().all(|r| {
+            r.apply(&MsmConfig::default()).unwrap().walker_tpb != 512
+        }));
     }
 
     /// Every group has its built-in crossover on a GPU, none on a CPU
