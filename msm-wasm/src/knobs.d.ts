@@ -1,8 +1,9 @@
 /**
- * Knobs of an MSM; keys left out keep the context's values. Keys are the
- * camelCase (or snake_case) knob names; values may also be given as strings
- * (as URL parameters are), "auto" for automatic choices. Generated from
- * msm-core's knob table.
+ * Knobs of an MSM; keys left out keep the context's values (the knobs it
+ * was given, else the size's defaults: `configFor(points)`; the defaults
+ * below are small sizes'). Keys are the camelCase (or snake_case) knob
+ * names; values may also be given as strings (as URL parameters are),
+ * "auto" for automatic choices. Generated from msm-core's knob table.
  */
 export interface MsmOptions {
   /** Window width c in bits (2..=20). Default: auto. */

@@ -172,10 +172,12 @@ impl MsmConfig {
 /// `MsmOptions`), with each knob's doc and its default in `defaults`.
 pub fn typescript_interface(defaults: &MsmConfig) -> String {
     let mut s = String::from(
-        "/**\n * Knobs of an MSM; keys left out keep the context's values. Keys are the\n \
-         * camelCase (or snake_case) knob names; values may also be given as strings\n \
-         * (as URL parameters are), \"auto\" for automatic choices. Generated from\n \
-         * msm-core's knob table.\n */\nexport interface MsmOptions {\n",
+        "/**\n * Knobs of an MSM; keys left out keep the context's values (the knobs it\n \
+         * was given, else the size's defaults: `configFor(points)`; the defaults\n \
+         * below are small sizes'). Keys are the camelCase (or snake_case) knob\n \
+         * names; values may also be given as strings (as URL parameters are),\n \
+         * \"auto\" for automatic choices. Generated from msm-core's knob table.\n \
+         */\nexport interface MsmOptions {\n",
     );
     for k in KNOBS {
         let default = defaults.get_known(k.name);
