@@ -241,7 +241,12 @@ impl<'a> Run<'a> {
                 continue;
             }
             let (tpb, slots) = (other.walker_tpb, other.walker_slots);
-            let name = format!("the walker of larger sizes: {tpb} threads a workgroup, {slots} slots");
+            let mut name = format!("the walker of larger sizes: {tpb} threads a workgroup, {slots} slots");
+            for (on, what) in [(other.walker_straight, "straight-line"), (other.walker_fused, "fused")] {
+                if on {
+                    name += &format!(", {what}");
+                }
+            }
             self.case(name, record, async {
                 same(
                     ctx.msm_scalars_with(&bases, Scalars::Canonical(&words), &other)
