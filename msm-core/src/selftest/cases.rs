@@ -172,17 +172,22 @@ impl<'a> Run<'a> {
         let words = edge_words::<Fr<C>>(n, &mut rng);
         let want_words = crate::cpu::msm_reference_words(&points, &words);
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_bytes_le()).collect();
-        self.case(
-            "scalars as words: r - 1, r, r + 1, 2r, 2^254, 2^255, 2^256 - 1, 0, random 256-bit",
-            record,
-            async {
+        // the edge words' MSM under a config, against arkworks
+        let on_words = |config: MsmConfig| {
+            let (bases, words) = (&bases, &words);
+            async move {
                 same(
-                    ctx.msm_scalars_with(&bases, Scalars::Canonical(&words), &config)
+                    ctx.msm_scalars_with(bases, Scalars::Canonical(words), &config)
                         .await
                         .map(|r| r.result),
                     want_words,
                 )
-            },
+            }
+        };
+        self.case(
+            "scalars as words: r - 1, r, r + 1, 2r, 2^254, 2^255, 2^256 - 1, 0, random 256-bit",
+            record,
+            on_words(config.clone()),
         )
         .await;
         self.case("scalars as little-endian bytes (the same words)", record, async {
@@ -205,15 +210,7 @@ impl<'a> Run<'a> {
                 window_bits: Some(c),
                 ..config.clone()
             };
-            self.case(format!("window width {c}"), record, async {
-                same(
-                    ctx.msm_scalars_with(&bases, Scalars::Canonical(&words), &config)
-                        .await
-                        .map(|r| r.result),
-                    want_words,
-                )
-            })
-            .await;
+            self.case(format!("window width {c}"), record, on_words(config)).await;
         }
         // prefix and batches
         let k = n / 3 + 1;
@@ -247,15 +244,7 @@ impl<'a> Run<'a> {
                     name += &format!(", {what}");
                 }
             }
-            self.case(name, record, async {
-                same(
-                    ctx.msm_scalars_with(&bases, Scalars::Canonical(&words), &other)
-                        .await
-                        .map(|r| r.result),
-                    want_words,
-                )
-            })
-            .await;
+            self.case(name, record, on_words(other)).await;
         }
         self.tables(record, &points, &words, want_words).await;
         self.adversarial::<C>(record).await;
