@@ -36,6 +36,8 @@ fn walker_variants() -> Vec<WalkerVariant> {
                             fused,
                             unroll,
                             straight: false,
+                            // both ways, without doubling the matrix
+                            carry: unroll != fused,
                         });
                     }
                 }
@@ -211,6 +213,7 @@ fn straight_walkers_take_straight_line_field_code() {
             fused: false,
             unroll: false,
             straight,
+            carry: false,
         })
     };
     for layout in FieldLayout::ALL {

@@ -39,6 +39,7 @@ modules!(
     knob_cover,
     loop_cap,
     msm,
+    pieces,
     plans,
     scalars,
     subgroup,
