@@ -128,14 +128,6 @@ crate::knobs::table::knob_table! {
     wave_points: u32 = 1 << 21;
         camel "wavePoints", alias "wave", ts "number", values "a count; 0 submits a staged batch at once",
         shader false, range 0..=u32::MAX;
-    /// Cut a lone vector's MSM into this many pieces over one set of
-    /// buckets, each submitted on its own, so that the host writes a
-    /// piece's scalars while the GPU sorts and walks the pieces before it
-    /// (each later piece's walker opens a bucket from the sum so far; one
-    /// reduce). 1 (default): one job. A piece keeps at least 256 points.
-    pieces: u32 = 1;
-        camel "pieces", alias "pieces", ts "number", values "1..=16",
-        shader true, range 1..=16;
     /// reduce's last step (each row's group sums into its window sum) runs
     /// on the host for plans with at most this many group sums (rows x
     /// groups): a short readback and two additions a group instead of the
@@ -197,7 +189,6 @@ impl MsmConfig {
             fused: self.walker_fused,
             unroll: self.walker_unroll,
             straight: self.walker_straight,
-            carry: self.pieces > 1,
         }
     }
 }

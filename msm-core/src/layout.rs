@@ -29,17 +29,9 @@ pub struct MsmParams {
     pub table_stride: u32,
     /// Buckets each round of scatter fills ([`crate::plan::Plan::scatter_span`]).
     pub scatter_span: u32,
-    /// 1: this job is a later piece of one MSM cut into pieces that share
-    /// their buckets ([`crate::plan::Plan::pieces`]): the walker opens a
-    /// bucket from the pieces' sum so far, walker_combine and reduce add in
-    /// what earlier pieces left in XYZZ.
-    pub carry: u32,
-    /// Where this piece's split bucket sums start in `split_sums`
-    /// (piece x tasks): each piece keeps its own.
-    pub split_base: u32,
     /// To 64 bytes: a batch stages its jobs' parameters back to back in
     /// mapped memory, whose writes start at multiples of 8 bytes.
-    pub _pad: [u32; 1],
+    pub _pad: [u32; 3],
 }
 
 /// Twin of WGSL `SCALARS_CANONICAL`: scalars as canonical words.
@@ -75,7 +67,7 @@ mod tests {
 
     #[test]
     fn sizes_match_wgsl() {
-        // MsmParams: 15 u32 and 1 of padding; PointRecord: 2 x 8 words + 4 u32.
+        // MsmParams: 13 u32 and 3 of padding; PointRecord: 2 x 8 words + 4 u32.
         assert_eq!(std::mem::size_of::<MsmParams>(), 64);
         assert_eq!(std::mem::size_of::<MsmParams>() as u64 % wgpu::MAP_ALIGNMENT, 0);
         assert_eq!(POINT_RECORD_BYTES, 80);

@@ -36,8 +36,6 @@ export interface MsmOptions {
   jointPoints?: number;
   /** A batch staged at once is submitted in waves: a wave closes once it holds this many scalars, and the host writes the next wave while the GPU runs it (H200: a 2^24 table's four parts 126.7 -> 114.6 ms). Default: 2097152. */
   wavePoints?: number;
-  /** Cut a lone vector's MSM into this many pieces over one set of buckets, each submitted on its own, so that the host writes a piece's scalars while the GPU sorts and walks the pieces before it (each later piece's walker opens a bucket from the sum so far; one reduce). Default: 1. */
-  pieces?: number;
   /** reduce's last step (each row's group sums into its window sum) runs on the host for plans with at most this many group sums (rows x groups): a short readback and two additions a group instead of the `windows` kernel (0.25-1 ms of dependent additions; natively the host folds rows in chunks on its thread pool). Default: 0. */
   hostWindowsMax?: number;
   /** scatter fills the slots of at most this many buckets at a time: one round over the scalars per range of buckets, so that the slots being written stay in the GPU's cache until they are whole. Default: 0. */

@@ -51,31 +51,20 @@ fn group_span() -> u32 {
     return min(WG, 1u << ceil_log2(params.segments));
 }
 
-// A bucket's affine part still to add after its XYZZ part (a record of
-// pieces sharing buckets holds both).
-var<private> pending: bool;
-var<private> pending_point: Xyzz;
-
 // The bucket sum of bucket b as XYZZ (identity when empty), and whether it
 // has zz = zzz = 1 (an affine sum: most buckets; the mixed addition's case).
-// A record with both parts returns the XYZZ one and leaves the affine one
-// pending. Pieces sharing buckets clear the records first: counts are the
-// last piece's.
 fn bucket_point(b: u32, affine: ptr<function, bool>) -> Xyzz {
     *affine = false;
-    if params.carry == 0u && counts[b] == 0u {
+    if counts[b] == 0u {
         return xyzz_identity();
     }
     let rec = bucket_sums[b];
-    let point = xyzz_from_affine(Affine(fq_unpack(rec.x), fq_unpack(rec.y)));
-    if (rec.valid & VALID_XYZZ) != 0u {
-        pending = (rec.valid & VALID_AFFINE) != 0u;
-        pending_point = point;
+    if rec.valid == VALID_XYZZ {
         return xyzz_unpack(split_sums[rec.through]);
     }
     if rec.valid != 0u {
         *affine = true;
-        return point;
+        return xyzz_from_affine(Affine(fq_unpack(rec.x), fq_unpack(rec.y)));
     }
     return xyzz_identity();
 }
@@ -113,11 +102,6 @@ fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
             if second {
                 a = total;
                 b = running;
-            } else if pending {
-                a = running;
-                b = pending_point;
-                b_affine = true;
-                pending = false;
             } else {
                 a = running;
                 let at = j * params.buckets + i - 1u;
@@ -142,12 +126,10 @@ fn segment_sum(j: u32, g: u32) -> array<Xyzz, 2> {
                         stage = 2u;
                     }
                 }
-                second = false;
             } else {
                 running = c;
-                // a pending affine part: one more step on this bucket
-                second = !pending;
             }
+            second = !second;
         } else {
             acc = c;
             if second {

@@ -18,9 +18,6 @@
 // An entry's bucket comes from `offsets` (the buckets' starts in the stream):
 // a segment knows where its bucket ends, and the next bucket is found from
 // the last one, so scatter writes nothing but the entries.
-// With CARRY, a later piece of an MSM cut into pieces opens each bucket's
-// first segment from the sum the earlier pieces left (bucket_sums), and a
-// whole bucket's record keeps their XYZZ part (walker_combine, reduce).
 #import config
 #import curve
 #import walker_config
@@ -224,16 +221,7 @@ fn flush(s: u32, task: u32, total: u32) {
     } else if ends_mid {
         partials[2u * task + 1u] = write_record(s, false);
     } else {
-        var rec = write_record(s, false);
-#ifdef CARRY
-        // what earlier pieces left in XYZZ stays beside the affine sum
-        if params.carry != 0u {
-            let prev = bucket_sums[bucket[s]];
-            rec.valid |= prev.valid & VALID_XYZZ;
-            rec.through = prev.through;
-        }
-#endif
-        bucket_sums[bucket[s]] = rec;
+        bucket_sums[bucket[s]] = write_record(s, false);
     }
     flags[s] &= ~(F_OPEN | F_HEAD);
 }
@@ -327,18 +315,6 @@ fn main(
                         bucket[s] = next_bucket(bucket[s], pos[s]);
                     }
                     flags[s] = (flags[s] | F_OPEN | F_SEEN) & ~F_ACC;
-#ifdef CARRY
-                    // a later piece: the bucket's first segment opens from
-                    // the earlier pieces' affine sum, if they left one
-                    if params.carry != 0u && (flags[s] & F_HEAD) == 0u {
-                        let prev = bucket_sums[bucket[s]];
-                        if (prev.valid & VALID_AFFINE) != 0u {
-                            acc_x[s] = prev.x;
-                            acc_y[s] = prev.y;
-                            flags[s] |= F_ACC;
-                        }
-                    }
-#endif
                 }
                 if (flags[s] & F_ACC) == 0u {
                     let e0 = l0_index[pos[s]];

@@ -10,9 +10,6 @@
 //            index is block-aligned, and leaves the bucket's sum in XYZZ
 //            (split_sums[owner]; the bucket's record points there with
 //            valid = 2), so no owner inverts: reduce adds it in XYZZ.
-// A later piece of an MSM cut into pieces (params.carry) adds what earlier
-// pieces left in XYZZ into its owner's chain, in that sum's own slot; each
-// piece's new slots start at params.split_base.
 #import config
 #import curve
 
@@ -168,20 +165,6 @@ fn owners(
     }
     let levels = chain_levels();
     var j = k + 1u;
-    // A later piece: the tail opened from the earlier pieces' affine sum,
-    // but their XYZZ part is added here. The chain then starts from it and
-    // takes the tail as its first element (one addition site), and the sum
-    // goes back to the part's slot.
-    var slot = params.split_base + k;
-    if params.carry != 0u {
-        let prev = bucket_sums[tail.bucket];
-        if (prev.valid & VALID_XYZZ) != 0u {
-            slot = prev.through;
-            acc = xyzz_unpack(split_sums[slot]);
-            acc_affine = false;
-            j = k;
-        }
-    }
     loop {
         if j >= params.tasks {
             break;
@@ -189,7 +172,7 @@ fn owners(
         // the highest level whose block starts at j
         var level = 0u;
         var step = 1u;
-        while j != k && level < levels && (j % (step * BLOCK)) == 0u {
+        while level < levels && (j % (step * BLOCK)) == 0u {
             level += 1u;
             step *= BLOCK;
         }
@@ -198,13 +181,12 @@ fn owners(
         var through: bool;
         var next: Xyzz;
         if level == 0u {
-            // j == k: the owner's own tail (its bucket goes on past it)
-            let h = partials[2u * j + u32(j == k)];
+            let h = partials[2u * j];
             next = xyzz_identity();
             if h.valid != 0u {
                 next = xyzz_from_affine(Affine(fq_unpack(h.x), fq_unpack(h.y)));
             }
-            through = h.through != 0u || j == k;
+            through = h.through != 0u;
         } else {
             let e = element(level, j / step);
             next = xyzz_unpack(e.p);
@@ -220,9 +202,9 @@ fn owners(
     var out = PointRecord();
     out.bucket = tail.bucket;
     if !xyzz_is_identity(acc) {
-        split_sums[slot] = xyzz_pack(acc);
+        split_sums[k] = xyzz_pack(acc);
         out.valid = VALID_XYZZ;
-        out.through = slot;
+        out.through = k;
     }
     bucket_sums[tail.bucket] = out;
 }

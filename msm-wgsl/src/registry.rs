@@ -54,9 +54,6 @@ pub struct WalkerVariant {
     /// Straight-line field code in this walker whatever the library's
     /// (row loops, looped).
     pub straight: bool,
-    /// Open each bucket from the earlier pieces' sum where the job says so
-    /// (`MsmParams::carry`): MSMs cut into pieces that share their buckets.
-    pub carry: bool,
 }
 
 /// One shader of the library.
@@ -224,7 +221,6 @@ impl ShaderLibrary {
                 (v.pref_workgroup, "PREF_WORKGROUP"),
                 (v.cache_dx, "CACHE_DX"),
                 (v.fused, "FUSED"),
-                (v.carry, "CARRY"),
             ] {
                 if on {
                     defines.insert(name);

@@ -36,8 +36,6 @@ fn walker_variants() -> Vec<WalkerVariant> {
                             fused,
                             unroll,
                             straight: false,
-                            // both ways, without doubling the matrix
-                            carry: unroll != fused,
                         });
                     }
                 }
@@ -213,7 +211,6 @@ fn straight_walkers_take_straight_line_field_code() {
             fused: false,
             unroll: false,
             straight,
-            carry: false,
         })
     };
     for layout in FieldLayout::ALL {

@@ -177,7 +177,6 @@ mod tests {
             table,
             host_windows: false,
             scatter_span: u32::MAX,
-            pieces: 1,
         };
         let words: Vec<Words> = scalars.iter().map(scalar_words).collect();
         let pre = preprocess(&plan, &words, &vec![false; n]);

@@ -104,7 +104,7 @@ impl GpuContext {
         s.write_chunk(&self.queue, Scalars::Fr(scalars), 0)?;
         let groups = s.bind_groups(self, bases.id, 0, part).clone();
         let mut enc = self.device.create_command_encoder(&Default::default());
-        self.record(&mut enc, &pipes, &groups, (s.buf(Buf::Counts), true), None);
+        self.record(&mut enc, &pipes, &groups, s.buf(Buf::Counts), None);
         self.queue.submit([enc.finish()]);
         // The readback is queued behind the passes: its arrival means they finished.
         let done = self.read_words(s.buf(Buf::Counts), 1).await;
@@ -161,7 +161,7 @@ impl GpuContext {
             async move {
                 let pipes = self.pass_pipelines(config, &plan, &[pass]).await?;
                 let mut enc = self.device.create_command_encoder(&Default::default());
-                self.record(&mut enc, &pipes, &groups, (&counts, true), None);
+                self.record(&mut enc, &pipes, &groups, &counts, None);
                 self.queue.submit([enc.finish()]);
                 Ok::<(), MsmError>(())
             }

@@ -23,43 +23,20 @@ pub(crate) struct Job<'a> {
     pub(crate) scalars: Vec<Scalars<'a>>,
     pub(crate) plan: Plan,
     pub(crate) entry: usize,
-    /// Piece `.0` of `.1` of one MSM whose pieces share their buckets (the
-    /// plan's scratch): the first clears the buckets, the last reduces.
-    pub(crate) piece: Option<(u32, u32)>,
 }
 
 impl Job<'_> {
-    /// The job's scalars (every vector's).
-    pub(crate) fn len(&self) -> usize {
-        self.scalars.iter().map(Scalars::len).sum()
-    }
-
     /// Bytes of the job's scalars.
     pub(crate) fn scalar_bytes(&self) -> u64 {
-        self.len() as u64 * 32
-    }
-
-    /// Whether the job starts a run of pieces (it clears the buckets).
-    pub(crate) fn first_piece(&self) -> bool {
-        matches!(self.piece, Some((0, _)))
-    }
-
-    /// Whether the job reduces its buckets and has row sums: every job but
-    /// a piece before the last.
-    pub(crate) fn reduces(&self) -> bool {
-        self.piece.is_none_or(|(i, k)| i + 1 == k)
+        self.plan.n as u64 * 32
     }
 
     /// The job's uniform parameters.
     pub(crate) fn params(&self) -> MsmParams {
-        let (index, _) = self.piece.unwrap_or((0, 1));
         MsmParams {
-            n: self.len() as u32,
             base_offset: self.offset as u32,
             scalar_form: self.scalars[0].form(),
             table_stride: self.table_stride(),
-            carry: u32::from(index > 0),
-            split_base: index * self.plan.tasks,
             ..MsmParams::from(&self.plan)
         }
     }
@@ -127,14 +104,12 @@ pub(crate) fn joint_group(
 
 /// The batch's jobs: groups of `joint_group` vectors (what
 /// [`joint_group`] gave the call), else each vector cut into chunks that
-/// never straddle two base parts, and a chunk whose plan has pieces (where
-/// `pieces` allows: not with the host's reduce) into its pieces.
+/// never straddle two base parts.
 pub(crate) fn cut_jobs<'a>(
     bases: &'a BaseSet,
     vectors: &[Scalars<'a>],
     plans: &mut CallPlans<'_>,
     joint_group: Option<usize>,
-    pieces: bool,
 ) -> Result<Vec<Job<'a>>, MsmError> {
     let mut out = Vec::new();
     let (parts_id, parts) = bases.job_parts(plans.table());
@@ -152,7 +127,6 @@ pub(crate) fn cut_jobs<'a>(
                 scalars: chunk.to_vec(),
                 plan: plans.plans()[entry],
                 entry,
-                piece: None,
             });
         }
         return Ok(out);
@@ -170,23 +144,16 @@ pub(crate) fn cut_jobs<'a>(
                 let len = size.min(part_len - offset);
                 let at = part.start + offset;
                 let entry = plans.index(len)?;
-                let plan = plans.plans()[entry];
-                let per = len.div_ceil(if pieces { plan.pieces as usize } else { 1 });
-                let count = len.div_ceil(per) as u32;
-                for (i, from) in (0..len).step_by(per).enumerate() {
-                    let to = (from + per).min(len);
-                    out.push(Job {
-                        first: vector,
-                        parts_id,
-                        part_index,
-                        part,
-                        offset: offset + from,
-                        scalars: vec![scalars.slice(at + from..at + to)],
-                        plan,
-                        entry,
-                        piece: (count > 1).then_some((i as u32, count)),
-                    });
-                }
+                out.push(Job {
+                    first: vector,
+                    parts_id,
+                    part_index,
+                    part,
+                    offset,
+                    scalars: vec![scalars.slice(at..at + len)],
+                    plan: plans.plans()[entry],
+                    entry,
+                });
                 offset += len;
             }
         }

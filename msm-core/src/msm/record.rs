@@ -127,8 +127,7 @@ impl GpuContext {
         }
     }
 
-    /// Records every kernel of `pipelines` (without reduce's unless
-    /// `reduce`: a piece before the last): all in one compute pass, or each
+    /// Records every kernel of `pipelines`: all in one compute pass, or each
     /// kernel in its own with timestamps around it when `queries` is given.
     /// Returns the labels of the timed kernels, in query order.
     pub(crate) fn record(
@@ -136,13 +135,12 @@ impl GpuContext {
         enc: &mut wgpu::CommandEncoder,
         pipelines: &PassPipelines,
         bind_groups: &[wgpu::BindGroup; 4],
-        (counts, reduce): (&wgpu::Buffer, bool),
+        counts: &wgpu::Buffer,
         queries: Option<&wgpu::QuerySet>,
     ) -> Vec<(Pass, String)> {
         if pipelines.passes.iter().any(|(p, _)| *p == Pass::Preprocess) {
             enc.clear_buffer(counts, 0, None);
         }
-        let passes = pipelines.passes.iter().filter(|(p, _)| reduce || *p != Pass::Reduce);
         let dispatch = |cp: &mut wgpu::ComputePass<'_>, pass: Pass, k: &Kernel, p: &wgpu::ComputePipeline| {
             let (x, y) = self.grid(k.groups);
             cp.set_pipeline(p);
@@ -157,7 +155,7 @@ impl GpuContext {
                 label: Some("msm"),
                 timestamp_writes: None,
             });
-            for (pass, kernels) in passes {
+            for (pass, kernels) in &pipelines.passes {
                 let _span = tracing::trace_span!("msm.record", pass = pass.name()).entered();
                 for (k, p) in kernels {
                     dispatch(&mut cp, *pass, k, p);
@@ -165,7 +163,7 @@ impl GpuContext {
             }
             return timed;
         };
-        for (pass, kernels) in passes {
+        for (pass, kernels) in &pipelines.passes {
             debug_assert!(2 * (timed.len() + kernels.len()) <= crate::context::MAX_TIMESTAMPS as usize);
             for (k, p) in kernels {
                 let i = 2 * timed.len() as u32;

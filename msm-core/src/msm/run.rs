@@ -35,20 +35,18 @@ const PARAMS_BYTES: u64 = std::mem::size_of::<MsmParams>() as u64;
 /// Waves that would stage more than this submit job by job.
 const MAX_STAGING_BYTES: u64 = 1 << 30;
 
-/// The batch's waves, from its jobs' point counts and whether each is a
-/// piece: runs of consecutive jobs, each closed once it holds `wave_points`
-/// points (the whole batch at 0); a piece is a wave of its own (its write
-/// is what the pieces before it hide).
-fn waves(jobs: impl IntoIterator<Item = (u64, bool)>, wave_points: u32) -> Vec<Range<usize>> {
+/// The batch's waves, from its jobs' point counts: runs of consecutive
+/// jobs, each closed once it holds `wave_points` points (the whole batch at
+/// 0).
+fn waves(points: impl IntoIterator<Item = u64>, wave_points: u32) -> Vec<Range<usize>> {
     let mut out = Vec::new();
-    let (mut start, mut held, mut k, mut alone) = (0, 0, 0, false);
-    for (n, piece) in jobs {
-        if k > start && (alone || piece || (wave_points > 0 && held >= u64::from(wave_points))) {
+    let (mut start, mut held, mut k) = (0, 0, 0);
+    for n in points {
+        if wave_points > 0 && held >= u64::from(wave_points) {
             out.push(start..k);
             (start, held) = (k, 0);
         }
         held += n;
-        alone = piece;
         k += 1;
     }
     out.push(start..k);
@@ -94,8 +92,7 @@ pub(crate) async fn run_batch<C: GpuCurve>(
     joint_group: Option<usize>,
 ) -> Result<BatchRun<C>, MsmError> {
     let t_prepare = web_time::Instant::now();
-    let pieces = !ctx.reduces_on_host(plans.config());
-    let jobs = cut_jobs(bases, vectors, &mut plans, joint_group, pieces)?;
+    let jobs = cut_jobs(bases, vectors, &mut plans, joint_group)?;
     let config = plans.config();
     let mut run = BatchRun {
         results: vec![Projective::<C>::zero(); vectors.len()],
@@ -109,7 +106,7 @@ pub(crate) async fn run_batch<C: GpuCurve>(
     let host_reduce = passes.len() < Pass::ALL.len();
     let used = jobs.iter().map(|j| (j.entry, j.plan));
     let pipelines = ctx.plan_entries(used, plans.plans().len(), config, passes).await?;
-    let waves = waves(jobs.iter().map(|j| (j.len() as u64, j.piece.is_some())), config.wave_points);
+    let waves = waves(jobs.iter().map(|j| j.plan.n as u64), config.wave_points);
     let limit = MAX_STAGING_BYTES.min(ctx.device.limits().max_buffer_size);
     let staged = !host_reduce && waves.iter().all(|w| wave_bytes(&jobs[w.clone()]).1 <= limit);
     let layout = ResultLayout::new(jobs.iter().map(|j| &j.plan));
@@ -148,7 +145,7 @@ pub(crate) async fn run_batch<C: GpuCurve>(
     let words: &[u32] = bytemuck::cast_slice(&bytes);
     let codec = FieldCodec::<C::BaseField>::new(ctx.field_layout(), C::CURVE.field());
     let t2 = web_time::Instant::now();
-    for (k, j) in jobs.iter().enumerate().filter(|(_, j)| j.reduces()) {
+    for (k, j) in jobs.iter().enumerate() {
         let sums = match host_sums.get_mut(k) {
             Some(h) => std::mem::take(h),
             None => decode_rows::<C>(&codec, &words[(layout.at[k] / 4) as usize..], &j.plan)?,
@@ -214,10 +211,8 @@ impl Submission<'_, '_> {
         let mut timed = Vec::with_capacity(self.jobs.len());
         let mut verdicts = Vec::with_capacity(waves.len());
         let mut submitted = None;
-        // one scratch a plan for the whole batch: pieces share its buckets
-        let mut scratch = self.take_scratch();
         for wave in waves {
-            match self.staged(wave.clone(), &mut scratch, timings) {
+            match self.staged(wave.clone(), timings) {
                 Ok((labels, verdict, index)) => {
                     timed.extend(labels);
                     verdicts.push(verdict);
@@ -229,27 +224,11 @@ impl Submission<'_, '_> {
                     // goes back to the pool while they run; harmless, as its
                     // next user maps it only after the queue has drained.
                     drop(verdicts);
-                    self.put_scratch(scratch);
                     return Err(e);
                 }
             }
         }
-        self.put_scratch(scratch);
         Ok((timed, verdicts, submitted.expect("a batch has a wave")))
-    }
-
-    /// The scratch of each plan the jobs run (by plan index).
-    fn take_scratch(&self) -> Vec<Option<Scratch>> {
-        (self.pipelines.iter().enumerate())
-            .map(|(i, e)| e.as_ref().filter(|_| self.jobs.iter().any(|j| j.entry == i)))
-            .map(|e| e.map(|e| self.ctx.take_scratch(&e.plan)))
-            .collect()
-    }
-
-    fn put_scratch(&self, scratch: Vec<Option<Scratch>>) {
-        for s in scratch.into_iter().flatten() {
-            self.ctx.put_scratch(s);
-        }
     }
 
     /// Stages the jobs `wave`, records them into one encoder and submits it
@@ -257,7 +236,6 @@ impl Submission<'_, '_> {
     fn staged(
         &self,
         wave: Range<usize>,
-        scratch: &mut [Option<Scratch>],
         timings: &mut MsmTimings,
     ) -> Result<(Vec<Labels>, Verdict, wgpu::SubmissionIndex), MsmError> {
         let ctx = self.ctx;
@@ -274,12 +252,17 @@ impl Submission<'_, '_> {
             })
             .collect();
         let write = || self.write_staging(wave.clone(), &staging, &scalar_offsets, staging_bytes);
+        // the scratch of the plans this wave runs
+        let mut scratch: Vec<Option<Scratch>> = (self.pipelines.iter().enumerate())
+            .map(|(i, e)| e.as_ref().filter(|_| jobs.iter().any(|j| j.entry == i)))
+            .map(|e| e.map(|e| ctx.take_scratch(&e.plan)))
+            .collect();
         // Error scopes are per thread: record on this one.
         let scopes = ctx.catch(&[wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]);
         let mut enc = ctx
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-        let mut record = || self.record_all(wave.clone(), &mut enc, scratch, &staging, &scalar_offsets);
+        let mut record = || self.record_all(wave.clone(), &mut enc, &mut scratch, &staging, &scalar_offsets);
         // The pool writes the scalars while this thread records the passes.
         #[cfg(not(target_arch = "wasm32"))]
         let ((upload_ms, written), timed) = {
@@ -298,6 +281,9 @@ impl Submission<'_, '_> {
             // Nothing is submitted; the staging buffer goes back to the pool.
             staging.remap();
             ctx.put_staging(staging);
+            for s in scratch.into_iter().flatten() {
+                ctx.put_scratch(s);
+            }
             // popped, their outcome not needed
             drop(scopes);
             return Err(e);
@@ -308,6 +294,9 @@ impl Submission<'_, '_> {
         // The scopes' verdicts arrive while the GPU runs: the caller awaits
         // them after the readback instead of before it.
         let verdict = scopes.pop();
+        for s in scratch.into_iter().flatten() {
+            ctx.put_scratch(s);
+        }
         // the part of the wall time not spent waiting for the writes
         timings.submit_ms += (t.elapsed().as_secs_f64() * 1e3 - upload_ms).max(0.0);
         Ok((timed, verdict, submitted))
@@ -373,15 +362,11 @@ impl Submission<'_, '_> {
         let entry = self.pipelines[j.entry].as_ref().expect("compiled for its jobs");
         let groups = s.bind_groups(ctx, j.parts_id, j.part_index, j.part).clone();
         let queries = self.timing.then(|| ctx.timing_objects(s).clone());
-        if j.first_piece() {
-            // reduce reads the records, not this piece's counts
-            enc.clear_buffer(s.buf(Buf::BucketSums), 0, None);
-        }
         let labels = ctx.record(
             enc,
             &entry.pipelines,
             &groups,
-            (s.buf(Buf::Counts), j.reduces()),
+            s.buf(Buf::Counts),
             queries.as_ref().map(|q| &q.0),
         );
         self.copy_results(enc, s, k, queries.as_ref().map(|q| &q.1), labels.len());
@@ -400,13 +385,11 @@ impl Submission<'_, '_> {
         let mut timed = Vec::with_capacity(jobs.len());
         let mut host_sums = Vec::new();
         let mut submitted = None;
-        // one scratch a plan for the whole batch: pieces share its buckets
-        let mut scratch = self.take_scratch();
         for (k, j) in jobs.iter().enumerate() {
-            let s = scratch[j.entry].as_mut().expect("taken for its jobs");
+            let mut s = ctx.take_scratch(&j.plan);
             let t = web_time::Instant::now();
             if let Err(e) = s.write_job(&ctx.queue, &j.scalars, &j.params()) {
-                self.put_scratch(scratch);
+                ctx.put_scratch(s);
                 return Err(e);
             }
             timings.upload_ms += t.elapsed().as_secs_f64() * 1e3;
@@ -418,26 +401,23 @@ impl Submission<'_, '_> {
             let mut enc = ctx
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("msm") });
-            let labels = self.record_job(&mut enc, k, s);
+            let labels = self.record_job(&mut enc, k, &mut s);
             submitted = Some(ctx.queue.submit([enc.finish()]));
             let verdict = scopes.pop();
             timings.submit_ms += t.elapsed().as_secs_f64() * 1e3;
             if let Some(e) = verdict.await {
-                self.put_scratch(scratch);
+                ctx.put_scratch(s);
                 return Err(MsmError::Device(e.to_string()));
             }
             if host_reduce {
-                match host_window_sums::<C>(ctx, s).await {
-                    Ok(sums) => host_sums.push(sums),
-                    Err(e) => {
-                        self.put_scratch(scratch);
-                        return Err(e);
-                    }
-                }
+                let sums = host_window_sums::<C>(ctx, &s).await;
+                ctx.put_scratch(s);
+                host_sums.push(sums?);
+            } else {
+                ctx.put_scratch(s);
             }
             timed.push(labels);
         }
-        self.put_scratch(scratch);
         let submitted = submitted.unwrap_or_else(|| ctx.queue.submit([]));
         Ok((timed, host_sums, submitted))
     }
@@ -452,10 +432,8 @@ impl Submission<'_, '_> {
         kernels: usize,
     ) {
         let (results, layout) = self.results;
-        if self.jobs[k].reduces() {
-            let (from, bytes) = crate::passes::reduce::result_buffer(&s.plan);
-            enc.copy_buffer_to_buffer(s.buf(from), 0, results, layout.at[k], bytes);
-        }
+        let (from, bytes) = crate::passes::reduce::result_buffer(&s.plan);
+        enc.copy_buffer_to_buffer(s.buf(from), 0, results, layout.at[k], bytes);
         if let (Some(resolve), Some((q, _))) = (timestamps, s.timing.as_ref()) {
             let n = 2 * kernels as u32;
             if n > 0 {
@@ -471,29 +449,13 @@ impl Submission<'_, '_> {
 mod tests {
     use super::waves;
 
-    /// Jobs of these points, none a piece.
-    fn plain(points: &[u64]) -> Vec<(u64, bool)> {
-        points.iter().map(|&n| (n, false)).collect()
-    }
-
     #[test]
     fn waves_close_once_they_hold_wave_points() {
-        assert_eq!(waves(plain(&[5, 5, 5]), 0), vec![0..3]);
-        assert_eq!(waves(plain(&[5, 5, 5]), 1), vec![0..1, 1..2, 2..3]);
-        assert_eq!(waves(plain(&[5, 5, 5]), 10), vec![0..2, 2..3]);
-        assert_eq!(waves(plain(&[5, 5, 5]), 11), vec![0..3]);
-        assert_eq!(waves(plain(&[20, 1, 1]), 10), vec![0..1, 1..3]);
-        assert_eq!(waves(plain(&[7]), 1), vec![0..1]);
-    }
-
-    /// A piece is a wave of its own, whatever `wave_points` says, and the
-    /// jobs around it close theirs.
-    #[test]
-    fn a_piece_is_a_wave_of_its_own() {
-        let pieces = [(5, true), (5, true), (5, true)];
-        assert_eq!(waves(pieces, 0), vec![0..1, 1..2, 2..3]);
-        assert_eq!(waves(pieces, 100), vec![0..1, 1..2, 2..3]);
-        let mixed = [(1, false), (1, false), (5, true), (5, true), (1, false), (1, false)];
-        assert_eq!(waves(mixed, 0), vec![0..2, 2..3, 3..4, 4..6]);
+        assert_eq!(waves([5, 5, 5], 0), vec![0..3]);
+        assert_eq!(waves([5, 5, 5], 1), vec![0..1, 1..2, 2..3]);
+        assert_eq!(waves([5, 5, 5], 10), vec![0..2, 2..3]);
+        assert_eq!(waves([5, 5, 5], 11), vec![0..3]);
+        assert_eq!(waves([20, 1, 1], 10), vec![0..1, 1..3]);
+        assert_eq!(waves([7], 1), vec![0..1]);
     }
 }

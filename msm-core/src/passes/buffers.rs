@@ -109,8 +109,8 @@ impl Buf {
             Buf::Level1 => level(1),
             Buf::Level2 => level(2),
             Buf::Level3 => level(3),
-            // XYZZ sums of split buckets, one slot per walker task and piece
-            Buf::SplitSums => plan.pieces as u64 * tasks * xyzz,
+            // XYZZ sums of split buckets, one slot per walker task
+            Buf::SplitSums => tasks * xyzz,
             // (T, U) per segment, (E, V) per group
             Buf::SegmentSums => 2 * rows * plan.segments as u64 * xyzz,
             Buf::GroupSums => 2 * rows * reduce::groups_per_window(plan) as u64 * xyzz,
@@ -152,9 +152,7 @@ impl From<&Plan> for MsmParams {
             vector_len: p.vector_len(),
             table_stride: 0,
             scatter_span: p.scatter_span,
-            carry: 0,
-            split_base: 0,
-            _pad: [0; 1],
+            _pad: [0; 3],
         }
     }
 }

@@ -98,15 +98,7 @@ pub struct Plan {
     /// Buckets each round of scatter fills (`scatter_buckets`): the total
     /// where it scatters in one round.
     pub scatter_span: u32,
-    /// Pieces a lone vector's MSM is cut into (`pieces`), run one after
-    /// another over one set of buckets so that each piece's scalars are
-    /// written while the GPU runs the pieces before it; 1: one job.
-    pub pieces: u32,
 }
-
-/// The fewest points a piece may have (pieces are worth their fixed steps
-/// only where a piece's write takes longer: the built-in ranges say where).
-pub const MIN_PIECE_POINTS: u32 = 256;
 
 impl Plan {
     /// Rows of buckets (and window sums): vector x window, or one per
@@ -285,11 +277,6 @@ impl MsmConfig {
             table: table.is_some(),
             host_windows: host_folds(per),
             scatter_span: scatter_span(n32, rows as u64 * buckets as u64, self.scatter_buckets),
-            pieces: 1,
-        };
-        let plan = Plan {
-            pieces: self.pieces_for(&plan, bounds),
-            ..plan
         };
         self.check_plan_fits(&plan, bounds)?;
         Ok(plan)
@@ -304,18 +291,6 @@ impl MsmConfig {
                 self.walker_tpb /= 2;
             }
         }
-    }
-
-    /// Pieces for a plan: `pieces` for one vector where each piece keeps
-    /// `MIN_PIECE_POINTS` and the pieces' split sums fit one binding.
-    fn pieces_for(&self, plan: &Plan, bounds: &AdapterBounds) -> u32 {
-        if plan.vectors > 1 {
-            return 1;
-        }
-        let split = plan.tasks as u64 * plan.curve.xyzz_bytes();
-        let most = (plan.n / MIN_PIECE_POINTS) as u64;
-        let fit = bounds.max_binding_size / split.max(1);
-        (self.pieces as u64).min(most).min(fit).max(1) as u32
     }
 
     /// The walker's workgroup fits the adapter: its size and its workgroup

@@ -246,14 +246,6 @@ impl<'a> Run<'a> {
             }
             self.case(name, record, on_words(other)).await;
         }
-        // an MSM cut into pieces over one set of buckets (the carrying
-        // walker, walker_combine and reduce)
-        let pieces = MsmConfig {
-            pieces: 2,
-            ..config.clone()
-        };
-        self.case("two pieces sharing their buckets", record, on_words(pieces))
-            .await;
         self.tables(record, &points, &words, want_words).await;
         self.adversarial::<C>(record).await;
         self.bases_from_bytes(record, &points, &scalars, want).await;

@@ -39,7 +39,6 @@ modules!(
     knob_cover,
     loop_cap,
     msm,
-    pieces,
     plans,
     scalars,
     subgroup,

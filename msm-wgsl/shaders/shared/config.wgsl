@@ -38,11 +38,6 @@ struct MsmParams {
     // buckets each round of scatter fills: round r writes only the entries
     // of buckets [r * scatter_span, (r + 1) * scatter_span)
     scatter_span: u32,
-    // 1: a later piece of an MSM cut into pieces that share their buckets
-    // (bucket_sums holds the earlier pieces' sums; counts only this piece's)
-    carry: u32,
-    // where this piece's split sums start in split_sums (piece * tasks)
-    split_base: u32,
 }
 
 // Scalars as little-endian words, any 256-bit value (preprocess reduces them mod r).
@@ -52,18 +47,15 @@ const SCALARS_CANONICAL: u32 = 0u;
 const SCALARS_MONTGOMERY: u32 = 1u;
 
 // A PointRecord whose sum is an XYZZ point in walker_combine's split_sums,
-// at index `through` (buckets split across walker tasks). A bit: pieces
-// sharing buckets leave records whose sum is the affine (x, y) (bit 0) plus
-// the XYZZ split_sums[through] (this bit).
+// at index `through` (buckets split across walker tasks).
 const VALID_XYZZ: u32 = 2u;
-const VALID_AFFINE: u32 = 1u;
 
 // An affine point with its bucket: a final bucket sum, or a walker partial.
 struct PointRecord {
     x: FqWords,
     y: FqWords,
-    // bits: VALID_AFFINE if (x, y) is a point of the sum, VALID_XYZZ if
-    // split_sums[through] is (0: the identity)
+    // 1 if (x, y) is a point, 0 if the sum is the identity, VALID_XYZZ if the
+    // sum is split_sums[through]
     valid: u32,
     bucket: u32,
     // head partials: 1 if the task's bucket continues into the next task;
