@@ -6,6 +6,9 @@
 // e.g. all-equal scalars) are summed in levels so no thread walks them alone:
 //   blocks:  level-l block b sums the chain elements of level l-1 from index
 //            64 b onward while the chain continues inside the block;
+//   gather:  the owners (tasks with a tail partial) into one list, so that
+//            `owners` runs full warps: a kernel's warps in flight are bounded
+//            by its registers per workgroup, idle lanes included;
 //   owners:  each owner walks its chain, jumping by a whole block where the
 //            index is block-aligned, and leaves the bucket's sum in XYZZ
 //            (split_sums[owner]; the bucket's record points there with
@@ -13,7 +16,7 @@
 #import config
 #import curve
 
-// owners: the workgroup size
+// gather and owners: the workgroup size
 override OWNERS_WG: u32 = 64u;
 // blocks: the level it builds (1..=3)
 override LEVEL: u32 = 1u;
@@ -36,6 +39,14 @@ struct ChainSum {
 @group(0) @binding(4) var<storage, read_write> level2: array<ChainSum>;
 @group(0) @binding(5) var<storage, read_write> level3: array<ChainSum>;
 @group(0) @binding(6) var<storage, read_write> split_sums: array<array<u32, XYZZ_WORDS>>;
+
+// The owners' task indices, in no particular order, after their count
+// (zeroed by the host before the pass).
+struct OwnerList {
+    count: atomic<u32>,
+    tasks: array<u32>,
+}
+@group(0) @binding(7) var<storage, read_write> owner_list: OwnerList;
 
 // Level-0 element j: the head partial of task j, as (point, in chain, through).
 fn head_in_chain(j: u32) -> bool {
@@ -124,37 +135,47 @@ fn blocks(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     store_element(LEVEL, b, ChainSum(xyzz_pack(acc), flags));
 }
 
-// The owners among a workgroup's tasks, and their count.
-var<workgroup> owner_list: array<u32, OWNERS_WG>;
-var<workgroup> owner_count: atomic<u32>;
-var<workgroup> owners_here: u32;
+// A workgroup's owners, and where its part of the list begins.
+var<workgroup> gathered: atomic<u32>;
+var<workgroup> gather_base: u32;
 
-// Each owner (a task with a tail partial) sums its chain and writes the bucket.
+// Appends the workgroup's owners to the list: one atomic on the list's
+// count a workgroup, not one an owner.
 @compute @workgroup_size(OWNERS_WG)
-fn owners(
+fn gather(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) li: u32,
 ) {
-    // About every other task owns a chain: the workgroup's owners are
-    // gathered into its first lanes, so whole warps walk chains and the
-    // rest leave at once instead of half of every warp idling.
     let task = gid.x + gid.y * nwg.x * OWNERS_WG;
     if li == 0u {
-        atomicStore(&owner_count, 0u);
+        atomicStore(&gathered, 0u);
     }
     workgroupBarrier();
-    if task < params.tasks && partials[2u * task + 1u].bucket != NO_BUCKET {
-        owner_list[atomicAdd(&owner_count, 1u)] = task;
+    let owns = task < params.tasks && partials[2u * task + 1u].bucket != NO_BUCKET;
+    var at = 0u;
+    if owns {
+        at = atomicAdd(&gathered, 1u);
     }
     workgroupBarrier();
     if li == 0u {
-        owners_here = atomicLoad(&owner_count);
+        gather_base = atomicAdd(&owner_list.count, atomicLoad(&gathered));
     }
-    if li >= workgroupUniformLoad(&owners_here) {
+    workgroupBarrier();
+    if owns {
+        owner_list.tasks[gather_base + at] = task;
+    }
+}
+
+// Each owner (a task with a tail partial) sums its chain and writes the
+// bucket: one owner an invocation, over the gathered list.
+@compute @workgroup_size(OWNERS_WG)
+fn owners(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * OWNERS_WG;
+    if i >= atomicLoad(&owner_list.count) {
         return;
     }
-    let k = owner_list[li];
+    let k = owner_list.tasks[i];
     let tail = partials[2u * k + 1u];
     var acc = xyzz_identity();
     // acc is the affine tail until the first addition

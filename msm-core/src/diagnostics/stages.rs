@@ -11,7 +11,7 @@ use crate::context::Scratch;
 use crate::cpu;
 use crate::error::MsmError;
 use crate::layout::{PointRecord, POINT_RECORD_BYTES};
-use crate::msm::{decode_window_sums, xyzz_to_projective, Scalars};
+use crate::msm::{decode_window_sums, xyzz_to_projective, Clears, Scalars};
 use crate::passes::{walker_combine, Buf, Pass};
 use crate::plan::Plan;
 use crate::repr::FieldCodec;
@@ -104,7 +104,11 @@ impl GpuContext {
         s.write_chunk(&self.queue, Scalars::Fr(scalars), 0)?;
         let groups = s.bind_groups(self, bases.id, 0, part).clone();
         let mut enc = self.device.create_command_encoder(&Default::default());
-        self.record(&mut enc, &pipes, &groups, s.buf(Buf::Counts), None);
+        let clears = Clears {
+            counts: s.buf(Buf::Counts),
+            owner_list: s.buf(Buf::OwnerList),
+        };
+        self.record(&mut enc, &pipes, &groups, clears, None);
         self.queue.submit([enc.finish()]);
         // The readback is queued behind the passes: its arrival means they finished.
         let done = self.read_words(s.buf(Buf::Counts), 1).await;
@@ -155,13 +159,18 @@ impl GpuContext {
             self.pass_pipelines(config, &plan, &[pass]).await?;
         }
         let counts_buf = s.buf(Buf::Counts).clone();
+        let owners_buf = s.buf(Buf::OwnerList).clone();
         let run = |pass: Pass| {
             let groups = groups.clone();
-            let counts = counts_buf.clone();
+            let (counts, owner_list) = (counts_buf.clone(), owners_buf.clone());
             async move {
                 let pipes = self.pass_pipelines(config, &plan, &[pass]).await?;
                 let mut enc = self.device.create_command_encoder(&Default::default());
-                self.record(&mut enc, &pipes, &groups, &counts, None);
+                let clears = Clears {
+                    counts: &counts,
+                    owner_list: &owner_list,
+                };
+                self.record(&mut enc, &pipes, &groups, clears, None);
                 self.queue.submit([enc.finish()]);
                 Ok::<(), MsmError>(())
             }

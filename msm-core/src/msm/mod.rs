@@ -23,6 +23,7 @@ use ark_ff::BigInt;
 pub use batch::MsmBatchRun;
 pub use readback::{bucket_point, record_point};
 pub(crate) use readback::{decode_window_sums, host_window_sums, xyzz_to_projective};
+pub(crate) use record::Clears;
 
 use crate::bases::{BaseSet, Bases};
 use crate::curve::{Bn254, Curve, GpuCurve};

@@ -19,6 +19,17 @@ pub(crate) struct PlanEntry {
     pub(crate) pipelines: PassPipelines,
 }
 
+
+/// What a recording zeroes before its passes: the histogram's counts (when
+/// preprocess runs) and the count of walker_combine's owner list (when it
+/// runs; `gather` appends to it).
+#[derive(Clone, Copy)]
+pub(crate) struct Clears<'a> {
+    pub counts: &'a wgpu::Buffer,
+    pub owner_list: &'a wgpu::Buffer,
+}
+
+
 impl GpuContext {
     /// The call's plans that jobs use (`used`: each job's plan index and
     /// plan), each with its compiled passes, by index among the `plans`.
@@ -135,11 +146,15 @@ impl GpuContext {
         enc: &mut wgpu::CommandEncoder,
         pipelines: &PassPipelines,
         bind_groups: &[wgpu::BindGroup; 4],
-        counts: &wgpu::Buffer,
+        clears: Clears<'_>,
         queries: Option<&wgpu::QuerySet>,
     ) -> Vec<(Pass, String)> {
-        if pipelines.passes.iter().any(|(p, _)| *p == Pass::Preprocess) {
-            enc.clear_buffer(counts, 0, None);
+        let runs = |pass: Pass| pipelines.passes.iter().any(|(p, _)| *p == pass);
+        if runs(Pass::Preprocess) {
+            enc.clear_buffer(clears.counts, 0, None);
+        }
+        if runs(Pass::WalkerCombine) {
+            enc.clear_buffer(clears.owner_list, 0, Some(4));
         }
         let dispatch = |cp: &mut wgpu::ComputePass<'_>, pass: Pass, k: &Kernel, p: &wgpu::ComputePipeline| {
             let (x, y) = self.grid(k.groups);

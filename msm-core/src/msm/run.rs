@@ -16,7 +16,7 @@ use ark_ff::Zero;
 
 use super::jobs::{cut_jobs, Job};
 use super::readback::{decode_rows, host_window_sums, ResultLayout};
-use super::record::PlanEntry;
+use super::record::{Clears, PlanEntry};
 use crate::context::{Scratch, Verdict};
 use super::{MsmTimings, Scalars};
 use crate::bases::BaseSet;
@@ -366,7 +366,10 @@ impl Submission<'_, '_> {
             enc,
             &entry.pipelines,
             &groups,
-            s.buf(Buf::Counts),
+            Clears {
+                counts: s.buf(Buf::Counts),
+                owner_list: s.buf(Buf::OwnerList),
+            },
             queries.as_ref().map(|q| &q.0),
         );
         self.copy_results(enc, s, k, queries.as_ref().map(|q| &q.1), labels.len());

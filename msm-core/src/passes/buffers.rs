@@ -27,6 +27,7 @@ pub enum Buf {
     SegmentSums,
     GroupSums,
     WindowSums,
+    OwnerList,
     BaseFlags,
     BaseX,
     BaseY,
@@ -35,7 +36,7 @@ pub enum Buf {
 impl Buf {
     /// The per-plan scratch buffers, in the order the scratch holds them
     /// (their discriminants).
-    pub const SCRATCH: [Buf; 16] = [
+    pub const SCRATCH: [Buf; 17] = [
         Buf::Params,
         Buf::Scalars,
         Buf::Counts,
@@ -52,6 +53,7 @@ impl Buf {
         Buf::SegmentSums,
         Buf::GroupSums,
         Buf::WindowSums,
+        Buf::OwnerList,
     ];
 
     /// The variable's name in every WGSL file that binds it.
@@ -73,6 +75,7 @@ impl Buf {
             Buf::SegmentSums => "segment_sums",
             Buf::GroupSums => "group_sums",
             Buf::WindowSums => "window_sums",
+            Buf::OwnerList => "owner_list",
             Buf::BaseFlags => "base_flags",
             Buf::BaseX => "base_x",
             Buf::BaseY => "base_y",
@@ -115,6 +118,8 @@ impl Buf {
             Buf::SegmentSums => 2 * rows * plan.segments as u64 * xyzz,
             Buf::GroupSums => 2 * rows * reduce::groups_per_window(plan) as u64 * xyzz,
             Buf::WindowSums => rows * xyzz,
+            // walker_combine's owners: a count, then their task indices
+            Buf::OwnerList => (tasks + 1) * 4,
             Buf::BaseFlags | Buf::BaseX | Buf::BaseY => return 0,
         };
         bytes.max(16)

@@ -1,6 +1,7 @@
 //! walker_combine (`msm-wgsl/shaders/walker_combine.wgsl`): joins the partials
-//! of buckets split across walker tasks; long chains in block levels; each
-//! split bucket's sum stays in XYZZ (no inversion), for reduce to add.
+//! of buckets split across walker tasks; long chains in block levels; the
+//! tasks that own a chain gathered into one list, so that full warps walk
+//! them; each split bucket's sum stays in XYZZ (no inversion), for reduce.
 //! CPU twin: [`crate::cpu::combine`].
 
 use super::{Binding, Buf, Kernel};
@@ -10,7 +11,7 @@ use crate::plan::{geometry, Plan};
 pub const BLOCK: u32 = geometry::COMBINE_BLOCK;
 /// Workgroup size of `blocks` (override `BLOCKS_WG`).
 pub const BLOCKS_WG: u32 = 64;
-/// Workgroup size of `owners` (override `OWNERS_WG`).
+/// Workgroup size of `gather` and `owners` (override `OWNERS_WG`).
 pub const OWNERS_WG: u32 = 64;
 /// Bytes of a WGSL `ChainSum`: an XYZZ point and a flags word.
 pub fn chain_sum_bytes(curve: crate::curve::Curve) -> u64 {
@@ -27,6 +28,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding::write(4, Buf::Level2),
     Binding::write(5, Buf::Level3),
     Binding::write(6, Buf::SplitSums),
+    Binding::write(7, Buf::OwnerList),
 ];
 
 /// Elements of chain level `level` (level 0: one per walker task).
@@ -63,8 +65,12 @@ pub fn other_sizes_kernels(plan: &Plan) -> Vec<Kernel> {
 pub fn kernels(plan: &Plan) -> Vec<Kernel> {
     let levels = chain_levels(plan.tasks);
     let mut k: Vec<Kernel> = (1..=levels).map(|level| blocks(plan.tasks, level)).collect();
+    // as many workgroups as tasks could need: those past the list's count
+    // leave at once
+    let groups = plan.tasks.div_ceil(OWNERS_WG);
+    k.push(Kernel::new("gather", OWNERS_WG, groups).with("OWNERS_WG", OWNERS_WG));
     k.push(
-        Kernel::new("owners", OWNERS_WG, plan.tasks.div_ceil(OWNERS_WG))
+        Kernel::new("owners", OWNERS_WG, groups)
             .with("BLOCK", BLOCK)
             .with("OWNERS_WG", OWNERS_WG),
     );
