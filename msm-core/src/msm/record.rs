@@ -2,9 +2,9 @@
 
 use crate::config::MsmConfig;
 use crate::context::pipelines::PipelineJob;
-use crate::context::GpuContext;
+use crate::context::{GpuContext, Scratch};
 use crate::error::MsmError;
-use crate::passes::{walker_combine, Kernel, Pass};
+use crate::passes::{walker_combine, Buf, Kernel, Pass};
 use crate::plan::Plan;
 
 /// The compiled kernels of the passes one MSM runs, in order.
@@ -19,7 +19,6 @@ pub(crate) struct PlanEntry {
     pub(crate) pipelines: PassPipelines,
 }
 
-
 /// What a recording zeroes before its passes: the histogram's counts (when
 /// preprocess runs) and the count of walker_combine's owner list (when it
 /// runs; `gather` appends to it).
@@ -29,6 +28,15 @@ pub(crate) struct Clears<'a> {
     pub owner_list: &'a wgpu::Buffer,
 }
 
+impl<'a> Clears<'a> {
+    /// The scratch's buffers to zero.
+    pub(crate) fn of(s: &'a Scratch) -> Self {
+        Clears {
+            counts: s.buf(Buf::Counts),
+            owner_list: s.buf(Buf::OwnerList),
+        }
+    }
+}
 
 impl GpuContext {
     /// The call's plans that jobs use (`used`: each job's plan index and

@@ -366,10 +366,7 @@ impl Submission<'_, '_> {
             enc,
             &entry.pipelines,
             &groups,
-            Clears {
-                counts: s.buf(Buf::Counts),
-                owner_list: s.buf(Buf::OwnerList),
-            },
+            Clears::of(s),
             queries.as_ref().map(|q| &q.0),
         );
         self.copy_results(enc, s, k, queries.as_ref().map(|q| &q.1), labels.len());
