@@ -169,6 +169,37 @@ fn a_refused_table_rebuild_keeps_the_table() {
     assert_eq!(ctx.msm_blocking(&bases, &scalars).unwrap().into_affine(), want);
 }
 
+/// `table_after` builds a table only where it fits half the device's
+/// memory beside the resident sets (or the device does not say): past that
+/// the calls run over the plain bases, exact, until it fits.
+#[test]
+fn a_table_past_half_the_memory_is_not_built() {
+    let mut ctx = fresh();
+    let n = 1024;
+    let (points, scalars) = msm_core::sample::inputs(n, 9);
+    let want = cpu::msm_reference(&points, &scalars).into_affine();
+    let config = MsmConfig {
+        table_after: 1,
+        ..MsmConfig::default()
+    };
+    let bases = ctx.upload_bases_blocking(&points).unwrap();
+    let c = msm_core::auto_table_bits(n, msm_core::Curve::Bn254G1);
+    let table = msm_core::table_bytes(n, c, msm_core::Curve::Bn254G1);
+    let resident = ctx.live_memory().base_bytes;
+    let scratch = ctx.msm_memory(&bases, n, &config).unwrap().bytes();
+    // the plain MSM fits, the table does not fit half
+    let memory = resident + scratch;
+    assert!(memory / 2 < resident + table, "{resident} {scratch} {table}");
+    ctx.set_device_memory_for_test(Some(memory));
+    for _ in 0..2 {
+        let run = ctx.msm_blocking_with(&bases, &scalars, &config).unwrap();
+        assert_eq!((bases.table_bits(), run.result.into_affine()), (None, want));
+    }
+    ctx.set_device_memory_for_test(None);
+    let run = ctx.msm_blocking_with(&bases, &scalars, &config).unwrap();
+    assert_eq!((bases.table_bits(), run.result.into_affine()), (Some(c), want));
+}
+
 /// A batch of vectors run one by one needs the memory of all of them: one
 /// vector that fits does not let a batch of two through.
 #[test]

@@ -42,6 +42,8 @@ export interface MsmOptions {
   scatterBuckets?: number;
   /** Use the bases' table of shifted copies where they have one (`GpuContext::build_table`) and `window_bits` is automatic or the table's: every window adds into one row of buckets. Default: true. */
   basesTable?: boolean;
+  /** Build the bases' table on the k-th call over them (its width automatic for the call's length) where they have none and it fits half the device's memory beside the resident sets. Default: 0. */
+  tableAfter?: number;
   /** Where the bucket sums become window sums. Default: auto. */
   reduce?: "auto" | "gpu" | "host";
 }

@@ -99,7 +99,7 @@ fn run_for<C: GpuCurve>(args: &Args) -> Result<(), MsmError> {
     }
     let t = Instant::now();
     let first = ctx.msm_blocking_with(&resident, &scalars, &config)?;
-    let cold = Cold {
+    let mut cold = Cold {
         after_logn: args.after.filter(|&l| l < args.logn),
         context_ms,
         first_result_ms: start.elapsed().as_secs_f64() * 1e3,
@@ -107,18 +107,27 @@ fn run_for<C: GpuCurve>(args: &Args) -> Result<(), MsmError> {
         base_upload_ms,
         table_bits: table.map(|t| t.0),
         table_build_ms: table.map(|t| t.1),
+        auto_table_bits: None,
+        auto_table_call_ms: None,
+        plain_before_table_ms: None,
         cold_ms: t.elapsed().as_secs_f64() * 1e3,
         cold_correct: first.result.into_affine() == expected,
         compile: CompileSummary::of(&ctx.compile_log()),
         pipeline_cache: ctx.has_pipeline_cache(),
     };
-    let plan = first.plan.expect("n > 0");
+    let mut plan = first.plan.expect("n > 0");
     let calls = Calls {
         ctx: &ctx,
         bases: &resident,
         scalars: &scalars,
         expected,
     };
+    let before = calls_before_the_table(&calls, &resident, &config)?;
+    cold.plain_before_table_ms = (!before.plain_ms.is_empty()).then(|| summarize(&before.plain_ms));
+    if let Some((bits, ms, run)) = before.built {
+        (cold.auto_table_bits, cold.auto_table_call_ms) = (Some(bits), Some(ms));
+        plan = run;
+    }
     let (warm_runs, warm_ok) = warm_calls(&calls, &config, args.reps)?;
     let (timed, timed_ok) = timed_calls(&calls, &config, args.reps.max(1))?;
     let warm = Warm::of(&warm_runs, &timed, args.reps, warm_ok && timed_ok, ctx.has_timestamps());
@@ -195,6 +204,43 @@ fn setup(
 /// arkworks' MSM in the group `C` (on every core).
 fn reference<C: GpuCurve>(bases: &[Affine<C>], scalars: &[C::ScalarField]) -> Projective<C> {
     Projective::<C>::msm(bases, scalars).expect("equal lengths")
+}
+
+/// Where the knob `table_after` builds the bases' table, the calls up to
+/// the one that builds it (at most 256), each checked: the warm calls then
+/// measure the steady state over the table.
+struct BeforeTable {
+    /// The plain calls' times (the first call's excluded).
+    plain_ms: Vec<f64>,
+    /// The table's width, the building call's time and its plan.
+    built: Option<(u32, f64, msm_core::Plan)>,
+}
+
+fn calls_before_the_table<C: GpuCurve>(
+    calls: &Calls<'_, C>,
+    bases: &msm_core::Bases<C>,
+    config: &msm_core::MsmConfig,
+) -> Result<BeforeTable, MsmError> {
+    let mut out = BeforeTable {
+        plain_ms: Vec::new(),
+        built: None,
+    };
+    let builds = config.table_after > 0 && config.bases_table && config.window_bits.is_none();
+    if !builds || bases.table_bits().is_some() {
+        return Ok(out);
+    }
+    for _ in 1..config.table_after.min(256) {
+        let (ms, run, exact) = calls.call(config)?;
+        if !exact {
+            return Err(MsmError::CorruptResult);
+        }
+        if let Some(bits) = bases.table_bits() {
+            out.built = Some((bits, ms, run.plan.expect("n > 0")));
+            break;
+        }
+        out.plain_ms.push(ms);
+    }
+    Ok(out)
 }
 
 /// `reps` untimed calls, end to end; whether every one was exact.

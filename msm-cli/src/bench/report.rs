@@ -69,6 +69,12 @@ pub(super) struct Cold {
     /// `--table`: the table's window width and the time it took to build.
     pub table_bits: Option<u32>,
     pub table_build_ms: Option<f64>,
+    /// The table the calls built themselves (knob `table_after`): its
+    /// width, the call that built it, and the plain calls between the
+    /// first and that one, all timed apart from the warm calls.
+    pub auto_table_bits: Option<u32>,
+    pub auto_table_call_ms: Option<f64>,
+    pub plain_before_table_ms: Option<Summary>,
     pub cold_ms: f64,
     pub cold_correct: bool,
     /// Pipelines the first call compiled: count, summed and longest creation
@@ -234,6 +240,15 @@ impl Report {
         println!("bases        uploaded once in {:.2} ms", c.base_upload_ms);
         if let (Some(bits), Some(ms)) = (c.table_bits, c.table_build_ms) {
             println!("table        of shifted bases, c = {bits}, built once in {ms:.2} ms");
+        }
+        if let Some(p) = &c.plain_before_table_ms {
+            println!(
+                "plain calls  before the table's (table_after): median {:.3} ms (min {:.3}, max {:.3})",
+                p.median, p.min, p.max
+            );
+        }
+        if let (Some(bits), Some(ms)) = (c.auto_table_bits, c.auto_table_call_ms) {
+            println!("table        of shifted bases, c = {bits}, built by the call after them: {ms:.2} ms");
         }
         println!(
             "gpu memory   {:.1} MiB held by this context",

@@ -70,6 +70,8 @@ fn knob_value(name: &str, rng: &mut ChaCha20Rng, n: usize, max_tpb: u32) -> Opti
         "wave_points" if chance(rng, 3) => pick(rng, &["0", "2097152"]).into(),
         "wave_points" => (n as u64 * (1 + below(rng, 4))).to_string(),
         "bases_table" => boolean(rng),
+        // never, the built-in second call, or the first
+        "table_after" => pick(rng, &["0", "2", "1"]).into(),
         "host_windows_max" if chance(rng, 2) => "0".into(),
         "host_windows_max" => pick(rng, &["1", "64", "4096", "4294967295"]).into(),
         "scatter_buckets" if chance(rng, 2) => "0".into(),

@@ -3,6 +3,7 @@
 //! host converts them ([`GpuContext::upload_bases`]); from bytes the GPU does
 //! ([`from_bytes`]).
 
+mod auto_table;
 mod from_bytes;
 mod subgroup;
 mod table;
@@ -14,6 +15,7 @@ pub use table::{auto_table_bits, table_bytes, table_part_points, table_windows, 
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use ark_ec::short_weierstrass::Affine;
 
@@ -77,8 +79,12 @@ pub struct BaseSet {
     pub(crate) n: usize,
     pub(crate) parts: Vec<BasePart>,
     pub(crate) layout: msm_wgsl::FieldLayout,
-    /// The table of shifted copies, where one was built.
-    pub(crate) table: Option<table::Table>,
+    /// The table of shifted copies, where one was built (set once by a
+    /// call that builds it on its own, see [`auto_table`]).
+    pub(crate) table: OnceLock<table::Table>,
+    /// The calls over the set, and whether its table is settled (built,
+    /// dropped or declined), for the knob `table_after`.
+    pub(crate) auto: auto_table::AutoTable,
     /// Counts these buffers in the context's live memory while they exist.
     _live: LiveGuard,
 }
@@ -126,7 +132,7 @@ impl BaseSet {
     /// The parts an MSM binds, with the id that keys their bind groups:
     /// the table's where `table` (and a table exists), else the bases'.
     pub(crate) fn job_parts(&self, table: bool) -> (u64, &[BasePart]) {
-        match &self.table {
+        match self.table.get() {
             Some(t) if table => (t.id, &t.parts),
             _ => (self.id, &self.parts),
         }
@@ -236,7 +242,8 @@ impl GpuContext {
             n,
             parts,
             layout: self.field_layout(),
-            table: None,
+            table: OnceLock::new(),
+            auto: Default::default(),
             _live: LiveGuard::new(&self.live_bases, bytes),
         };
         Bases {

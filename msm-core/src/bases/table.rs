@@ -6,6 +6,7 @@
 //! It costs T times the bases' memory, built once on the GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use bytemuck::{Pod, Zeroable};
 use msm_wgsl::ShaderId;
@@ -77,12 +78,14 @@ pub fn auto_table_bits(n: usize, curve: Curve) -> u32 {
 impl BaseSet {
     /// The window width of the table built for these bases, if any.
     pub fn table_bits(&self) -> Option<u32> {
-        self.table.as_ref().map(|t| t.c)
+        self.table.get().map(|t| t.c)
     }
 
-    /// Drops the table (its memory returns to the device).
+    /// Drops the table (its memory returns to the device); the knob
+    /// `table_after` builds none again for the set.
     pub fn drop_table(&mut self) {
-        self.table = None;
+        self.table.take();
+        self.auto.settle();
     }
 }
 
@@ -107,64 +110,94 @@ impl GpuContext {
         /// part (clamped to what one binding holds): small parts exercise the
         /// split on small inputs.
         async fn build_table_in_parts(&self, bases: &mut BaseSet, c: Option<u32>, part_points: usize) -> Result<(), MsmError> {
-            if bases.context != self.id {
-                return Err(MsmError::ForeignBases);
-            }
-            let curve = bases.curve;
-            let c = c.unwrap_or_else(|| auto_table_bits(bases.n, curve));
-            if !(2..=MAX_TABLE_BITS).contains(&c) {
-                return Err(MsmError::invalid_config(
-                    "window_bits",
-                    format!("a table of window width {c}: 2..={MAX_TABLE_BITS} are supported"),
-                ));
-            }
-            self.check_lost()?;
-            let needed = table_bytes(bases.n, c, curve);
+            let c = c.unwrap_or_else(|| auto_table_bits(bases.n, bases.curve));
             // the old table's memory returns before the new one is made; a
             // refused rebuild keeps it
-            let old = bases.table_bits().map_or(0, |old| table_bytes(bases.n, old, curve));
-            self.check_bytes_fit(needed.saturating_sub(old), || format!("a table of {} bases at c = {c}", bases.n))?;
-            let pipeline = self.pipeline(ShaderId::Table, "shift", &[("WG", WG as f64)], None).await?;
-            bases.table = None;
-            // Error scopes are per thread: popped before any await.
-            let oom = self.catch(&[wgpu::ErrorFilter::OutOfMemory]);
-            let limits = self.device.limits();
-            let most = table_part_points(c, curve, limits.max_storage_buffer_binding_size, limits.max_buffer_size);
-            let per_part = part_points.clamp(1, most);
-            let mut parts = Vec::new();
-            for base in &bases.parts {
-                let mut at = 0;
-                // an empty part still gets one (minimal) table part
-                loop {
-                    let len = per_part.min(base.len - at);
-                    parts.push(self.table_part(base, (at, len), (c, curve), &pipeline));
-                    at += len;
-                    if at >= base.len {
-                        break;
-                    }
-                }
-            }
-            // one word read back: every dispatch before it has finished
-            let done = self.create_buffer("table.done", 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
-            let oom = oom.pop();
-            self.read_words(&done, 1).await?;
-            if let Some(e) = oom.await {
-                return Err(MsmError::OutOfMemory {
-                    what: format!("a table of {} bases at c = {c} (the driver refused: {e})", bases.n),
-                    needed,
-                    available: self.device_memory(),
-                });
-            }
-            self.check_device_error()?;
-            static NEXT_ID: AtomicU64 = AtomicU64::new(1 << 48);
-            bases.table = Some(Table {
-                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-                c,
-                parts,
-                _live: LiveGuard::new(&self.live_bases, needed),
-            });
+            let old = bases.table_bits().map_or(0, |old| table_bytes(bases.n, old, bases.curve));
+            self.check_table(bases, c, old)?;
+            bases.table.take();
+            bases.auto.settle();
+            let table = self.make_table(bases, c, part_points).await?;
+            bases.table = OnceLock::from(table);
             Ok(())
         }
+    }
+
+    /// The checks before a table of width `c` over `bases` is made: its
+    /// context, the width, the device, and its memory beside the resident
+    /// sets less `freed` (the table it replaces).
+    pub(super) fn check_table(&self, bases: &BaseSet, c: u32, freed: u64) -> Result<(), MsmError> {
+        if bases.context != self.id {
+            return Err(MsmError::ForeignBases);
+        }
+        if !(2..=MAX_TABLE_BITS).contains(&c) {
+            return Err(MsmError::invalid_config(
+                "window_bits",
+                format!("a table of window width {c}: 2..={MAX_TABLE_BITS} are supported"),
+            ));
+        }
+        self.check_lost()?;
+        let needed = table_bytes(bases.n, c, bases.curve);
+        self.check_bytes_fit(needed.saturating_sub(freed), || {
+            format!("a table of {} bases at c = {c}", bases.n)
+        })
+    }
+
+    /// The table of `bases` at width `c` (checked by [`Self::check_table`]),
+    /// in parts of at most `part_points` points; waits until the GPU has
+    /// made it.
+    pub(super) async fn make_table(&self, bases: &BaseSet, c: u32, part_points: usize) -> Result<Table, MsmError> {
+        let curve = bases.curve;
+        let needed = table_bytes(bases.n, c, curve);
+        let pipeline = self
+            .pipeline(ShaderId::Table, "shift", &[("WG", WG as f64)], None)
+            .await?;
+        // Error scopes are per thread: popped before any await.
+        let oom = self.catch(&[wgpu::ErrorFilter::OutOfMemory]);
+        let limits = self.device.limits();
+        let most = table_part_points(c, curve, limits.max_storage_buffer_binding_size, limits.max_buffer_size);
+        let per_part = part_points.clamp(1, most);
+        let mut parts = Vec::new();
+        for base in &bases.parts {
+            let mut at = 0;
+            // an empty part still gets one (minimal) table part
+            loop {
+                let len = per_part.min(base.len - at);
+                parts.push(self.table_part(base, (at, len), (c, curve), &pipeline));
+                at += len;
+                if at >= base.len {
+                    break;
+                }
+            }
+        }
+        // one word read back: every dispatch before it has finished
+        let done = self.create_buffer(
+            "table.done",
+            4,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let oom = oom.pop();
+        self.read_words(&done, 1).await?;
+        if let Some(e) = oom.await {
+            return Err(MsmError::OutOfMemory {
+                what: format!("a table of {} bases at c = {c} (the driver refused: {e})", bases.n),
+                needed,
+                available: self.device_memory(),
+            });
+        }
+        self.check_device_error()?;
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1 << 48);
+        Ok(Table {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            c,
+            parts,
+            _live: LiveGuard::new(&self.live_bases, needed),
+        })
+    }
+
+    /// The pipeline job of the table's `shift` kernel (for warm-ups).
+    pub(crate) fn table_shift_job() -> crate::context::pipelines::PipelineJob {
+        (ShaderId::Table, "shift", vec![("WG", WG as f64)], None)
     }
 
     /// Points `[at, at + len)` of base part `base` as a table part: window 0

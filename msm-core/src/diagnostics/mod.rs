@@ -182,7 +182,7 @@ impl GpuContext {
     /// part's identity flags. Empty without a table.
     pub async fn read_table(&self, bases: &crate::bases::Bases) -> Result<Vec<BasePlanes>, MsmError> {
         let mut out = Vec::new();
-        let Some(t) = &bases.table else {
+        let Some(t) = bases.table.get() else {
             return Ok(out);
         };
         let windows = crate::bases::table_windows(t.c, bases.curve) as usize;

@@ -252,6 +252,8 @@ impl GpuContext {
             self.check_inputs(bases, v.len())?;
         }
         let longest = vectors.iter().map(Scalars::len).max().unwrap_or(0);
+        // the call `table_after` names builds the bases' table first
+        self.auto_table(bases, config, longest).await;
         // every plan of the call, derived once: the memory check, the chunks,
         // the pipelines and the scratch share them
         let mut plans = CallPlans::new(config, self.bounds()).over(bases);

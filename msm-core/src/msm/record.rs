@@ -99,19 +99,32 @@ impl GpuContext {
     /// Whether an MSM of `n` points over plain bases under `config` would
     /// find every pipeline it runs compiled (it would wait on no compile).
     pub fn is_warm(&self, config: &MsmConfig, n: usize) -> bool {
-        match self.plan(n.max(1), config) {
-            Ok(plan) => self.is_compiled(&self.pass_jobs(config, &plan, self.passes_for(config), false)),
+        match self.warm_jobs(config, n, false) {
+            Ok(jobs) => self.is_compiled(&jobs),
             Err(_) => false,
         }
     }
 
     /// Compiles what an MSM of `n` points over plain bases runs under
-    /// `config` (on a GPU also what other sizes share with it), so that
-    /// such a call compiles nothing: a warm-up to run in the background
-    /// while calls go elsewhere ([`crate::Engine`] does).
+    /// `config` (on a GPU also what other sizes share with it), and where
+    /// `table_after` builds a table, the table's kernel and the plan over
+    /// it, so that such a call compiles nothing: a warm-up to run in the
+    /// background while calls go elsewhere ([`crate::Engine`] does).
     pub async fn warm_up(&self, config: &MsmConfig, n: usize) -> Result<(), MsmError> {
-        let plan = self.plan(n.max(1), config)?;
-        self.pass_pipelines(config, &plan, self.passes_for(config)).await.map(|_| ())
+        let jobs = self.warm_jobs(config, n, true)?;
+        self.precompile(jobs).await
+    }
+
+    /// The pipelines an MSM of `n` points under `config` may compile: its
+    /// plain plan's, and its table's where `table_after` builds one.
+    fn warm_jobs(&self, config: &MsmConfig, n: usize, others: bool) -> Result<Vec<PipelineJob>, MsmError> {
+        let passes = self.passes_for(config);
+        let mut jobs = self.pass_jobs(config, &self.plan(n.max(1), config)?, passes, others);
+        if let Some(plan) = self.auto_table_plan(config, n.max(1)) {
+            jobs.extend(self.pass_jobs(config, &plan, passes, false));
+            jobs.push(GpuContext::table_shift_job());
+        }
+        Ok(jobs)
     }
 
     /// The pipelines of `passes` for `plan` under `config` (compiled on first

@@ -90,12 +90,17 @@ const WIDE_WALKER: &[(&str, &str)] = &[
 /// line each, 16 MB) stay in the L2 until whole (H100, wall: 0.96x over
 /// tables at 2^22-2^24, 0.96-0.98x plain from 2^21, 0.99x at 2^20; level
 /// at 2^18-2^19). BN254 G2 was level at 2^20 (0.993x), BLS12-381 G2 too.
+/// From 2^16 a set's table of shifted bases is built by the call that has
+/// paid for it: the k-th, where k is the build's cost over what a call
+/// over the table saves (H100, warm: 21 ms / 1.2 ms at 2^16, 38 / 1.45 at
+/// 2^18, 122 / 1.55 at 2^20, 670 / 4.3 at 2^22), so a set used fewer times
+/// never costs more than twice the best choice in hindsight.
 const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
     (0, 15, &[("walker_slots", "2")]),
     (
         16,
         16,
-        &[("walker_slots", "2"), ("walker_threads", "65536"), ("host_windows_max", "128")],
+        &[("walker_slots", "2"), ("walker_threads", "65536"), ("host_windows_max", "128"), ("table_after", "16")],
     ),
     (
         17,
@@ -106,6 +111,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_threads", "65536"),
             ("walker_straight", "true"),
             ("host_windows_max", "128"),
+            ("table_after", "16"),
         ],
     ),
     (
@@ -117,6 +123,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_straight", "true"),
             ("walker_fused", "true"),
             ("host_windows_max", "128"),
+            ("table_after", "32"),
         ],
     ),
     (
@@ -129,6 +136,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_fused", "true"),
             ("host_windows_max", "256"),
             SCATTER_ROUNDS,
+            ("table_after", "64"),
         ],
     ),
     (
@@ -142,6 +150,7 @@ const DISCRETE_INT64_BN254: &[BuiltinRange] = &[
             ("walker_fused", "true"),
             ("host_windows_max", "256"),
             SCATTER_ROUNDS,
+            ("table_after", "128"),
         ],
     ),
 ];
@@ -293,9 +302,14 @@ mod tests {
             walker_slots: 2,
             walker_threads: Some(65_536),
             host_windows_max: 128,
+            table_after: 16,
             ..MsmConfig::default()
         };
         assert_eq!(mid, two_slots);
+        // a set's table is built once it has paid for itself, from 2^16
+        let after = |n: usize| config_in_ranges(&ranges, n).table_after;
+        let calls = [1 << 15, 1 << 16, 1 << 18, 1 << 20, 1 << 22].map(after);
+        assert_eq!(calls, [0, 16, 32, 64, 128]);
         // plans of at most 128 group sums fold on the host at 2^16-2^19
         // (a table's one row), of at most 256 from 2^20
         let host_windows = |n: usize| config_in_ranges(&ranges, n).host_windows_max;
@@ -321,6 +335,7 @@ mod tests {
             walker_fused: false,
             walker_slots: 8,
             host_windows_max: 0,
+            table_after: 0,
             ..big.clone()
         };
         // 13x20 folds a table's 256 group sums on the host from 2^20

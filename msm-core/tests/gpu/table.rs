@@ -204,3 +204,50 @@ fn engine_builds_tables() {
     let got = engine.msm_blocking(&bases, &scalars).unwrap();
     assert_eq!(got.into_affine(), cpu::msm_reference(&pts, &scalars).into_affine());
 }
+
+/// `table_after`: the set's k-th call builds its table (automatic width
+/// for the call's length) and it and later calls run over it, exact; a
+/// set whose table the caller dropped, another `window_bits`, `bases_table`
+/// off or 0 build none.
+#[test]
+fn the_call_table_after_names_builds_the_table() {
+    common::fast_lavapipe_compile();
+    let ctx = fastest_ctx();
+    let n = 500;
+    let (pts, scalars) = msm_core::sample::inputs(n, 56);
+    let want = cpu::msm_reference(&pts, &scalars).into_affine();
+    let auto = msm_core::auto_table_bits(n, msm_core::Curve::Bn254G1);
+    let after = |k: u32, config: MsmConfig| MsmConfig {
+        table_after: k,
+        ..config
+    };
+    let bases = ctx.upload_bases_blocking(&pts).unwrap();
+    for (call, table) in [(1, None), (2, None), (3, Some(auto)), (4, Some(auto))] {
+        let run = ctx.msm_blocking_with(&bases, &scalars, &after(3, MsmConfig::default())).unwrap();
+        assert_eq!(bases.table_bits(), table, "call {call}");
+        assert_eq!(run.plan.unwrap().table, table.is_some(), "call {call}");
+        assert_eq!(run.result.into_affine(), want, "call {call}");
+    }
+    // a prefix's call builds for its own length
+    let short = ctx.upload_bases_blocking(&pts).unwrap();
+    let run = ctx.msm_blocking_with(&short, &scalars[..130], &after(1, MsmConfig::default())).unwrap();
+    assert_eq!(short.table_bits(), Some(msm_core::auto_table_bits(130, msm_core::Curve::Bn254G1)));
+    assert_eq!(run.result.into_affine(), cpu::msm_reference(&pts[..130], &scalars[..130]).into_affine());
+    // dropped by the caller: not built again
+    let mut dropped = ctx.upload_bases_blocking(&pts).unwrap();
+    ctx.msm_blocking_with(&dropped, &scalars, &after(1, MsmConfig::default())).unwrap();
+    dropped.drop_table();
+    let run = ctx.msm_blocking_with(&dropped, &scalars, &after(1, MsmConfig::default())).unwrap();
+    assert_eq!((dropped.table_bits(), run.result.into_affine()), (None, want));
+    for (what, config) in [
+        ("never", after(0, MsmConfig::default())),
+        ("bases_table off", after(1, MsmConfig { bases_table: false, ..Default::default() })),
+        ("window_bits", after(1, MsmConfig { window_bits: Some(auto - 1), ..Default::default() })),
+    ] {
+        let bases = ctx.upload_bases_blocking(&pts).unwrap();
+        for _ in 0..2 {
+            let run = ctx.msm_blocking_with(&bases, &scalars, &config).unwrap();
+            assert_eq!((bases.table_bits(), run.result.into_affine()), (None, want), "{what}");
+        }
+    }
+}
