@@ -200,6 +200,34 @@ fn a_table_past_half_the_memory_is_not_built() {
     assert_eq!((bases.table_bits(), run.result.into_affine()), (Some(c), want));
 }
 
+/// Where `table_after` builds a table, the warm-up compiles the table's
+/// kernel and the plan over it beside the plain plan: the call that builds
+/// the table compiles nothing, and `is_warm` waits for all of them.
+#[test]
+fn the_warm_up_compiles_what_the_table_call_runs() {
+    let ctx = fresh();
+    let n = 300;
+    let (points, scalars) = msm_core::sample::inputs(n, 10);
+    let config = MsmConfig {
+        table_after: 2,
+        ..MsmConfig::default()
+    };
+    let plain = MsmConfig::default();
+    pollster::block_on(ctx.warm_up(&plain, n)).unwrap();
+    assert!(ctx.is_warm(&plain, n) && !ctx.is_warm(&config, n));
+    pollster::block_on(ctx.warm_up(&config, n)).unwrap();
+    assert!(ctx.is_warm(&config, n));
+    let compiled = ctx.compile_log().len();
+    let bases = ctx.upload_bases_blocking(&points).unwrap();
+    let want = cpu::msm_reference(&points, &scalars).into_affine();
+    for call in 1..=3 {
+        let run = ctx.msm_blocking_with(&bases, &scalars, &config).unwrap();
+        assert_eq!(run.result.into_affine(), want, "call {call}");
+    }
+    assert!(bases.table_bits().is_some());
+    assert_eq!(ctx.compile_log().len(), compiled, "a call compiled a pipeline");
+}
+
 /// A batch of vectors run one by one needs the memory of all of them: one
 /// vector that fits does not let a batch of two through.
 #[test]
