@@ -158,9 +158,16 @@ pub fn run(args: &Args) -> Result<(), CliError> {
 fn sweep_in<C: GpuCurve>(args: &Args, class: ScalarClass) -> Result<(), CliError> {
     let ctx = args.gpu.context(Default::default())?;
     let n = 1usize << args.logn;
+    // the variants over the bases as they are (plain, or `--table`'s):
+    // a table that `table_after` built mid-sweep would move every variant
+    // timed after it (a variant may still set it)
+    let base = MsmConfig {
+        table_after: 0,
+        ..ctx.config_for(n)
+    };
     let configs = match &args.variants {
-        Some(spec) => knob_sets(spec, &ctx.config_for(n))?,
-        None => ladder(ctx.config_for(n)),
+        Some(spec) => knob_sets(spec, &base)?,
+        None => ladder(base),
     };
     let (bases, mut scalars) = crate::inputs::generate_of::<C>(n, args.seed, !args.json && args.logn >= 18);
     msm_core::sample::reshape_scalars(&mut scalars, class, args.seed);

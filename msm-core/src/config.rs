@@ -157,9 +157,10 @@ crate::knobs::table::knob_table! {
     /// automatic for the call's length) where they have none and it fits
     /// half the device's memory beside the resident sets. Needs
     /// `bases_table` and an automatic `window_bits`. 0 (default): never.
-    /// Built in for BN254 G1 from 2^16 on discrete GPUs at the call that has
-    /// paid for the build (16 at 2^16 to 128 from 2^21): a set used less
-    /// often never costs more than twice the best choice in hindsight.
+    /// Built in on discrete GPUs for BN254 G1 from 2^16 and BLS12-381 G1 at
+    /// 2^16-2^20, at the call that has paid for the build (16 to 128 calls
+    /// by size): a set used less often never costs more than twice the best
+    /// choice in hindsight.
     table_after: u32 = 0;
         camel "tableAfter", alias "tafter", ts "number", values "a call count; 0 never builds one",
         shader false, range 0..=u32::MAX;
