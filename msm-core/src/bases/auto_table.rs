@@ -11,7 +11,9 @@ use crate::context::GpuContext;
 use crate::plan::Plan;
 
 /// A set's calls, and whether its table is settled: built or dropped by the
-/// caller, built or declined here. Settled sets are never built again.
+/// caller, or claimed here by a call that built it (or failed to). Settled
+/// sets are never built again; a table that did not fit is tried again at
+/// the next call.
 #[derive(Default)]
 pub(crate) struct AutoTable {
     calls: AtomicU32,
@@ -47,9 +49,9 @@ impl GpuContext {
     /// Counts a call of `n` points over `bases` and, from the call
     /// `config.table_after` names, builds their table first where they have
     /// none and it fits half the device's memory beside the resident sets
-    /// (where the device says how much it has). A table that cannot be
-    /// built is left: the call runs over the plain bases, as every later
-    /// one does, and the reason goes to `tracing`.
+    /// (where the device says how much it has). A build that fails is not
+    /// tried again: the call runs over the plain bases, as every later one
+    /// does, and the reason goes to `tracing`.
     pub(crate) async fn auto_table(&self, bases: &BaseSet, config: &MsmConfig, n: usize) {
         if !bases.auto.count(config.table_after) || bases.table.get().is_some() {
             return;
