@@ -225,7 +225,7 @@ fn calls_before_the_table<C: GpuCurve>(
         plain_ms: Vec::new(),
         built: None,
     };
-    let builds = config.table_after > 0 && config.bases_table && config.window_bits.is_none();
+    let builds = msm_core::auto_table_width(config, bases.len(), bases.curve()).is_some();
     if !builds || bases.table_bits().is_some() {
         return Ok(out);
     }

@@ -40,7 +40,7 @@ impl AutoTable {
 /// The table width a call of `n` points under `config` would have built
 /// for it: `None` where the knobs build none (`table_after` 0, `bases_table`
 /// off, or a `window_bits` other than the automatic width).
-pub(crate) fn auto_table_width(config: &MsmConfig, n: usize, curve: crate::curve::Curve) -> Option<u32> {
+pub fn auto_table_width(config: &MsmConfig, n: usize, curve: crate::curve::Curve) -> Option<u32> {
     let c = auto_table_bits(n, curve);
     (config.table_after > 0 && config.bases_table && config.window_bits.is_none_or(|w| w == c)).then_some(c)
 }

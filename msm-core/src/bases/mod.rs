@@ -11,6 +11,8 @@ mod table;
 pub(crate) use subgroup::has_cofactor;
 
 #[allow(unused_imports)]
+pub use auto_table::auto_table_width;
+#[allow(unused_imports)]
 pub use table::{auto_table_bits, table_bytes, table_part_points, table_windows, MAX_TABLE_BITS};
 
 use std::marker::PhantomData;

@@ -149,9 +149,9 @@ impl GpuContext {
     pub(super) async fn make_table(&self, bases: &BaseSet, c: u32, part_points: usize) -> Result<Table, MsmError> {
         let curve = bases.curve;
         let needed = table_bytes(bases.n, c, curve);
-        let pipeline = self
-            .pipeline(ShaderId::Table, "shift", &[("WG", WG as f64)], None)
-            .await?;
+        // the warm-ups' job, so that a warm context finds it compiled
+        let (shader, entry, overrides, pass) = Self::table_shift_job();
+        let pipeline = self.pipeline(shader, entry, &overrides, pass).await?;
         // Error scopes are per thread: popped before any await.
         let oom = self.catch(&[wgpu::ErrorFilter::OutOfMemory]);
         let limits = self.device.limits();
@@ -195,7 +195,8 @@ impl GpuContext {
         })
     }
 
-    /// The pipeline job of the table's `shift` kernel (for warm-ups).
+    /// The pipeline job of the table's `shift` kernel (the build's, and
+    /// the warm-ups').
     pub(crate) fn table_shift_job() -> crate::context::pipelines::PipelineJob {
         (ShaderId::Table, "shift", vec![("WG", WG as f64)], None)
     }
