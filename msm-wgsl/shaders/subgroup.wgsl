@@ -20,6 +20,7 @@
 // BN254 G2 `psi_add` (twice), `psi_cube` and `finish_sum` (A = acc,
 // A + P + psi(A) + psi^2(A) against psi^3(2A)).
 #import curve
+#import jacobian
 #import subgroup_params
 
 struct SubgroupParams {
@@ -48,34 +49,6 @@ struct SubgroupParams {
 override WG: u32 = 64u;
 // one Jacobian point a base, two for the two-step test and BN254 G2's sums
 const STRIDE: u32 = select(3u, 6u, SUBGROUP_TWO_STEP || SUBGROUP_PSI_SUM);
-
-// Jacobian coordinates: x = X / Z^2, y = Y / Z^3, the identity Z = 0.
-struct Jac {
-    x: Fq,
-    y: Fq,
-    z: Fq,
-}
-
-fn jac_identity() -> Jac {
-    return Jac(FQ_ONE, FQ_ONE, Fq());
-}
-
-fn jac_from_affine(p: Affine) -> Jac {
-    return Jac(p.x, p.y, FQ_ONE);
-}
-
-// dbl-2009-l (a = 0), 7 products; the identity and points with y = 0 map
-// to Z3 = 0 without a branch.
-fn jac_double(p: Jac) -> Jac {
-    let a = fq_sqr(p.x);
-    let b = fq_sqr(p.y);
-    let c = fq_sqr(b);
-    let d = fq_double(fq_sub(fq_sub(fq_sqr(fq_add(p.x, b)), a), c));
-    let e = fq_add(fq_double(a), a);
-    let x3 = fq_sub(fq_sqr(e), fq_double(d));
-    let y3 = fq_sub(fq_mul(e, fq_sub(d, x3)), fq_double(fq_double(fq_double(c))));
-    return Jac(x3, y3, fq_double(fq_mul(p.y, p.z)));
-}
 
 struct JacSum {
     sum: Jac,

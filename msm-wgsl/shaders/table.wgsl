@@ -5,10 +5,14 @@
 // The table of a part of L points holds T windows of L points each, window
 // major: point i of window j is at j * stride + i (stride = L). Window 0 is
 // the bases themselves (copied by the host); dispatch j fills window j from
-// window j - 1: c doublings in XYZZ coordinates, then one inversion per
-// point back to affine. Points flagged as the identity stay zero (the MSM
-// skips them through the same flags).
+// window j - 1: c doublings in Jacobian coordinates (7 products each, XYZZ's
+// take 9), then back to affine with one inversion per workgroup (Montgomery's
+// trick over the workgroup's Z, `batch_inverse`) instead of one per point.
+// Points flagged as the identity stay zero (the MSM skips them through the
+// same flags).
 #import curve
+#import jacobian
+#import batch_inverse
 
 struct TableParams {
     // points of the part
@@ -26,29 +30,47 @@ struct TableParams {
 @group(0) @binding(2) var<storage, read_write> table_y: array<FqWords>;
 @group(0) @binding(3) var<storage, read> table_flags: array<u32>;
 
-override WG: u32 = 64u;
+// the workgroup: the leaves of its inversion tree
+override TPB: u32 = 64u;
 
-@compute @workgroup_size(WG)
-fn shift(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * WG;
+@compute @workgroup_size(TPB)
+fn shift(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) li: u32,
+) {
+    let i = gid.x + gid.y * nwg.x * TPB;
+    let at = params.window * params.stride + i;
+    var live = false;
+    if i < params.n {
+        live = table_flags[i] == 0u;
+    }
+    var p = jac_identity();
+    if live {
+        let prev = at - params.stride;
+        p = jac_from_affine(Affine(fq_unpack(table_x[prev]), fq_unpack(table_y[prev])));
+        for (var k = 0u; k < params.c; k++) {
+            p = jac_double(p);
+        }
+    }
+    // A point of the prime-order group never doubles into the identity; a
+    // Z of 0 would zero every inverse of the tree, so it leaves (as zeros).
+    let own = live && !fq_is_zero(p.z);
+    var z = FQ_ONE;
+    if own {
+        z = fq_canon(p.z);
+    }
+    // every invocation takes part: the tree's barriers
+    let z_inv = batch_inverse(li, z);
     if i >= params.n {
         return;
     }
-    let at = params.window * params.stride + i;
-    if table_flags[i] != 0u {
+    if own {
+        let zz_inv = fq_sqr(z_inv);
+        table_x[at] = fq_pack(fq_mul(p.x, zz_inv));
+        table_y[at] = fq_pack(fq_mul(p.y, fq_mul(zz_inv, z_inv)));
+    } else {
         table_x[at] = FqWords();
         table_y[at] = FqWords();
-        return;
     }
-    let prev = at - params.stride;
-    var p = xyzz_from_affine(Affine(fq_unpack(table_x[prev]), fq_unpack(table_y[prev])));
-    // A point of the prime-order group never doubles into the identity.
-    for (var k = 0u; k < params.c; k++) {
-        p = xyzz_double(p);
-    }
-    // ZZ^3 = ZZZ^2, so 1 / ZZ = ZZ^2 / ZZZ^2: one inversion for both.
-    let zzz_inv = fq_inv(p.zzz);
-    let zz_inv = fq_mul(fq_sqr(p.zz), fq_sqr(zzz_inv));
-    table_x[at] = fq_pack(fq_mul(p.x, zz_inv));
-    table_y[at] = fq_pack(fq_mul(p.y, zzz_inv));
 }

@@ -31,6 +31,7 @@ impl ModuleSource for Modules<'_> {
             "curve" => Cow::Borrowed(include_str!("../shaders/shared/curve.wgsl")),
             "config" => Cow::Borrowed(include_str!("../shaders/shared/config.wgsl")),
             "batch_inverse" => Cow::Borrowed(include_str!("../shaders/shared/batch_inverse.wgsl")),
+            "jacobian" => Cow::Borrowed(include_str!("../shaders/shared/jacobian.wgsl")),
             _ => return None,
         })
     }

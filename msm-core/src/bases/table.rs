@@ -16,7 +16,8 @@ use crate::context::{GpuContext, LiveGuard};
 use crate::curve::Curve;
 use crate::error::MsmError;
 
-/// Points per workgroup of `shift` (override `WG`).
+/// Points per workgroup of `shift` (override `TPB`): the leaves of its
+/// inversion tree, one inversion per this many points.
 const WG: u32 = 64;
 
 /// The widest table window (the `window_bits` knob's range).
@@ -198,7 +199,8 @@ impl GpuContext {
     /// The pipeline job of the table's `shift` kernel (the build's, and
     /// the warm-ups').
     pub(crate) fn table_shift_job() -> crate::context::pipelines::PipelineJob {
-        (ShaderId::Table, "shift", vec![("WG", WG as f64)], None)
+        let leaves = [("TPB", WG), ("LEAVES", WG), ("INNER", WG - 1)];
+        (ShaderId::Table, "shift", leaves.map(|(k, v)| (k, v as f64)).to_vec(), None)
     }
 
     /// Points `[at, at + len)` of base part `base` as a table part: window 0
