@@ -150,9 +150,14 @@ impl GpuContext {
     pub(super) async fn make_table(&self, bases: &BaseSet, c: u32, part_points: usize) -> Result<Table, MsmError> {
         let curve = bases.curve;
         let needed = table_bytes(bases.n, c, curve);
+        // the build's phases for `MSM_LOG=debug` (docs/benchmarks.md splits
+        // the building call with them)
+        let t = web_time::Instant::now();
+        let ms = || t.elapsed().as_secs_f64() * 1e3;
         // the warm-ups' job, so that a warm context finds it compiled
         let (shader, entry, overrides, pass) = Self::table_shift_job();
         let pipeline = self.pipeline(shader, entry, &overrides, pass).await?;
+        tracing::debug!(ms = ms(), "table build: module and pipeline ready");
         // Error scopes are per thread: popped before any await.
         let oom = self.catch(&[wgpu::ErrorFilter::OutOfMemory]);
         let limits = self.device.limits();
@@ -178,7 +183,13 @@ impl GpuContext {
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         );
         let oom = oom.pop();
+        tracing::debug!(
+            ms = ms(),
+            parts = parts.len(),
+            "table build: buffers made, dispatches submitted"
+        );
         self.read_words(&done, 1).await?;
+        tracing::debug!(ms = ms(), "table build: done on the GPU");
         if let Some(e) = oom.await {
             return Err(MsmError::OutOfMemory {
                 what: format!("a table of {} bases at c = {c} (the driver refused: {e})", bases.n),
@@ -200,7 +211,12 @@ impl GpuContext {
     /// the warm-ups').
     pub(crate) fn table_shift_job() -> crate::context::pipelines::PipelineJob {
         let leaves = [("TPB", WG), ("LEAVES", WG), ("INNER", WG - 1)];
-        (ShaderId::Table, "shift", leaves.map(|(k, v)| (k, v as f64)).to_vec(), None)
+        (
+            ShaderId::Table,
+            "shift",
+            leaves.map(|(k, v)| (k, v as f64)).to_vec(),
+            None,
+        )
     }
 
     /// Points `[at, at + len)` of base part `base` as a table part: window 0
