@@ -300,6 +300,44 @@ fn the_warm_up_keeps_calls_off_compiles() {
     assert_eq!(engine.fallback_reason(), None);
 }
 
+/// A size routes to the GPU once its plain plan is compiled: the table's
+/// kernel and plan, which the warm-up compiles after every size's plan,
+/// do not hold it on the CPU.
+#[test]
+fn a_size_routes_to_the_gpu_before_its_tables_kernels() {
+    Engine::hold_warm_ups_for_test(true);
+    let engine = Engine::new_blocking(&EngineOptions {
+        crossover: Some(256),
+        warm_up: Some(true),
+        max_points: Some(512),
+        context: ContextOptions {
+            knobs: MsmConfig {
+                table_after: 2,
+                ..MsmConfig::default()
+            }
+            .into(),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let engine = engine.inspect_err(|_| Engine::hold_warm_ups_for_test(false)).unwrap();
+    let gpu = engine.gpu().unwrap();
+    let config = gpu.config_for(512);
+    let before = engine.route(512);
+    let plain = MsmConfig {
+        table_after: 0,
+        ..config.clone()
+    };
+    let compiled = pollster::block_on(gpu.warm_up(&plain, 512));
+    let (route, warm) = (engine.route(512), gpu.is_warm(&config, 512));
+    Engine::hold_warm_ups_for_test(false);
+    compiled.unwrap();
+    assert_eq!(config.table_after, 2);
+    assert_eq!((before, route, warm), (Route::Cpu, Route::Gpu, false));
+    pollster::block_on(engine.warm_up()).unwrap();
+    assert!(gpu.is_warm(&config, 512));
+}
+
 /// While the warm-up has not compiled the GPU's subgroup test, Auto checks
 /// a base set on the CPU (the caller waits on no compile); once warm, on
 /// the GPU without compiling. Both name the same point.

@@ -228,6 +228,47 @@ fn the_warm_up_compiles_what_the_table_call_runs() {
     assert_eq!(ctx.compile_log().len(), compiled, "a call compiled a pipeline");
 }
 
+/// While a background warm-up runs, the call `table_after` names neither
+/// compiles the table's pipelines nor waits for them: it and the calls
+/// after it run plain until they are compiled, and the next call builds.
+#[test]
+fn a_table_build_waits_for_the_background_warm_up() {
+    let ctx = fresh();
+    let n = 300;
+    let (points, scalars) = msm_core::sample::inputs(n, 11);
+    let config = MsmConfig {
+        table_after: 2,
+        ..MsmConfig::default()
+    };
+    pollster::block_on(ctx.warm_up(&MsmConfig::default(), n)).unwrap();
+    assert!(!ctx.is_warm(&config, n));
+    let compiled = ctx.compile_log().len();
+    let bases = ctx.upload_bases_blocking(&points).unwrap();
+    let want = cpu::msm_reference(&points, &scalars).into_affine();
+    let background = ctx.background_warm_up();
+    for call in 1..=3 {
+        let run = ctx.msm_blocking_with(&bases, &scalars, &config).unwrap();
+        assert_eq!(run.result.into_affine(), want, "call {call}");
+    }
+    assert_eq!(
+        bases.table_bits(),
+        None,
+        "built before the warm-up compiled its pipelines"
+    );
+    assert_eq!(ctx.compile_log().len(), compiled, "a call compiled a pipeline");
+    pollster::block_on(ctx.warm_up(&config, n)).unwrap();
+    let compiled = ctx.compile_log().len();
+    let run = ctx.msm_blocking_with(&bases, &scalars, &config).unwrap();
+    assert_eq!(run.result.into_affine(), want, "the building call");
+    assert!(bases.table_bits().is_some());
+    assert_eq!(
+        ctx.compile_log().len(),
+        compiled,
+        "the building call compiled a pipeline"
+    );
+    drop(background);
+}
+
 /// A batch of vectors run one by one needs the memory of all of them: one
 /// vector that fits does not let a batch of two through.
 #[test]

@@ -49,7 +49,8 @@ impl GpuContext {
     /// Counts a call of `n` points over `bases` and, from the call
     /// `config.table_after` names, builds their table first where they have
     /// none and it fits half the device's memory beside the resident sets
-    /// (where the device says how much it has). A build that fails is not
+    /// (where the device says how much it has), and no background warm-up
+    /// is still to compile the table's pipelines. A build that fails is not
     /// tried again: the call runs over the plain bases, as every later one
     /// does, and the reason goes to `tracing`.
     pub(crate) async fn auto_table(&self, bases: &BaseSet, config: &MsmConfig, n: usize) {
@@ -59,6 +60,12 @@ impl GpuContext {
         let Some(c) = auto_table_width(config, n, bases.curve) else {
             return;
         };
+        // Behind a background warm-up the table's pipelines come from it:
+        // until they have, calls run plain instead of compiling (or waiting
+        // for) them, and the next call tries again.
+        if self.warming_in_background() && !self.is_compiled(&self.table_jobs(config, n)) {
+            return;
+        }
         let needed = table_bytes(bases.n, c, bases.curve);
         let fits = self
             .device_memory()

@@ -28,7 +28,7 @@ pub(crate) use health::LiveGuard;
 pub use health::LiveMemory;
 pub(crate) use options::Counters;
 pub use options::{ContextOptions, CreatedObjects, LimitsChoice};
-pub use pipelines::{CompileRecord, DEFAULT_COMPILE_TIMEOUT};
+pub use pipelines::{Background, CompileRecord, DEFAULT_COMPILE_TIMEOUT};
 pub use waiter::DEFAULT_GPU_TIMEOUT;
 pub(crate) use scopes::{Scopes, Verdict};
 pub(crate) use scratch::{Scratch, MAX_TIMESTAMPS};

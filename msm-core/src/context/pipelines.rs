@@ -50,6 +50,9 @@ pub(crate) struct PipelineCache {
     /// Held while pipelines compile (an async lock: a waiting caller's
     /// thread is not blocked).
     compiling: AsyncMutex,
+    /// Warm-ups compiling in the background (the engine's): a table's
+    /// build waits for them rather than compiling in its call.
+    background: std::sync::atomic::AtomicUsize,
     /// How long one compile may take before the call waiting for it fails
     /// with [`MsmError::Timeout`] (natively).
     pub(crate) timeout: std::time::Duration,
@@ -80,6 +83,7 @@ impl PipelineCache {
             layouts,
             log: Mutex::default(),
             compiling: AsyncMutex::default(),
+            background: Default::default(),
             timeout: DEFAULT_COMPILE_TIMEOUT,
             disk,
         }
@@ -90,7 +94,32 @@ impl PipelineCache {
     }
 }
 
+/// A background warm-up in progress on a context, until dropped.
+pub struct Background<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Drop for Background<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 impl GpuContext {
+    diagnostics_pub! {
+        /// Marks a warm-up compiling in the background until the guard is
+        /// dropped: meanwhile a call that would build its set's table before
+        /// the table's pipelines are compiled runs without it instead of
+        /// compiling them (the next call tries again).
+        fn background_warm_up(&self) -> Background<'_> {
+            self.pipelines.background.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Background(&self.pipelines.background)
+        }
+    }
+
+    /// Whether a background warm-up is compiling on this context.
+    pub(crate) fn warming_in_background(&self) -> bool {
+        self.pipelines.background.load(std::sync::atomic::Ordering::Relaxed) > 0
+    }
+
     #[cfg(feature = "diagnostics")]
     /// Every pipeline this context compiled so far, in order.
     pub fn compile_log(&self) -> Vec<CompileRecord> {

@@ -214,7 +214,7 @@ impl Engine {
             return placed;
         };
         let waiting = placed == Route::Gpu && self.backend == Backend::Auto && !warm.is_ready();
-        if waiting && (warm.failure().is_some() || !gpu.is_warm(&gpu.config_for(n), n)) {
+        if waiting && (warm.failure().is_some() || !gpu.plain_is_warm(&gpu.config_for(n), n)) {
             tracing::debug!(n, "pipelines not ready: arkworks on the CPU");
             return Route::Cpu;
         }

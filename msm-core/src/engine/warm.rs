@@ -95,19 +95,31 @@ impl WarmUp {
         }
         let t = web_time::Instant::now();
         let total = self.sizes.len();
+        // while held, a table's build waits for this warm-up's compiles
+        let _background = ctx.background_warm_up();
+        // every size's plain plan first (a size routes to the GPU once its
+        // plan is compiled), then the tables' kernels and plans
         for (i, &n) in self.sizes.iter().enumerate() {
             if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
             }
-            if let Err(e) = ctx.warm_up(&ctx.config_for(n), n).await {
-                tracing::warn!(error = %e, n, "GPU warm-up failed: MSMs stay on the CPU");
-                *self.state.lock().unwrap() = State::Failed(e.to_string());
+            if let Err(e) = ctx.warm_up_plain(&ctx.config_for(n), n).await {
+                self.fail(&e, n);
                 return;
             }
             tracing::info!(n, done = i + 1, total, seconds = t.elapsed().as_secs_f64(), "GPU warm-up: size class ready");
             let mut state = self.state.lock().unwrap();
             if matches!(*state, State::Compiling { .. }) {
                 *state = State::Compiling { done: i + 1, total };
+            }
+        }
+        for &n in &self.sizes {
+            if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
+            if let Err(e) = ctx.warm_up_table(&ctx.config_for(n), n).await {
+                self.fail(&e, n);
+                return;
             }
         }
         // the subgroup test last: checks run on the CPU until then, and a
@@ -119,6 +131,11 @@ impl WarmUp {
         }
         tracing::info!(seconds = t.elapsed().as_secs_f64(), "GPU warm-up done: every pipeline compiled");
         *self.state.lock().unwrap() = State::Ready;
+    }
+
+    fn fail(&self, e: &MsmError, n: usize) {
+        tracing::warn!(error = %e, n, "GPU warm-up failed: MSMs stay on the CPU");
+        *self.state.lock().unwrap() = State::Failed(e.to_string());
     }
 
     /// Compiles (or waits for) every size class's pipelines on the caller's

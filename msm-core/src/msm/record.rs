@@ -97,10 +97,17 @@ impl GpuContext {
     }
 
     /// Whether an MSM of `n` points over plain bases under `config` would
-    /// find every pipeline it runs compiled (it would wait on no compile).
+    /// find every pipeline it runs compiled (it would wait on no compile),
+    /// the table's where `table_after` builds one included.
     pub fn is_warm(&self, config: &MsmConfig, n: usize) -> bool {
-        match self.warm_jobs(config, n, false) {
-            Ok(jobs) => self.is_compiled(&jobs),
+        self.plain_is_warm(config, n) && self.is_compiled(&self.table_jobs(config, n))
+    }
+
+    /// Whether the plain plan's pipelines are compiled: the calls before a
+    /// set's table (and every call where none is built) compile nothing.
+    pub(crate) fn plain_is_warm(&self, config: &MsmConfig, n: usize) -> bool {
+        match self.plan(n.max(1), config) {
+            Ok(plan) => self.is_compiled(&self.pass_jobs(config, &plan, self.passes_for(config), false)),
             Err(_) => false,
         }
     }
@@ -111,20 +118,33 @@ impl GpuContext {
     /// it, so that such a call compiles nothing: a warm-up to run in the
     /// background while calls go elsewhere ([`crate::Engine`] does).
     pub async fn warm_up(&self, config: &MsmConfig, n: usize) -> Result<(), MsmError> {
-        let jobs = self.warm_jobs(config, n, true)?;
-        self.precompile(jobs).await
+        self.warm_up_plain(config, n).await?;
+        self.warm_up_table(config, n).await
     }
 
-    /// The pipelines an MSM of `n` points under `config` may compile: its
-    /// plain plan's, and its table's where `table_after` builds one.
-    fn warm_jobs(&self, config: &MsmConfig, n: usize, others: bool) -> Result<Vec<PipelineJob>, MsmError> {
-        let passes = self.passes_for(config);
-        let mut jobs = self.pass_jobs(config, &self.plan(n.max(1), config)?, passes, others);
-        if let Some(plan) = self.auto_table_plan(config, n.max(1)) {
-            jobs.extend(self.pass_jobs(config, &plan, passes, false));
-            jobs.push(GpuContext::table_shift_job());
-        }
-        Ok(jobs)
+    /// The first half of [`GpuContext::warm_up`]: the plain plan's
+    /// pipelines (and what other sizes share with them).
+    pub(crate) async fn warm_up_plain(&self, config: &MsmConfig, n: usize) -> Result<(), MsmError> {
+        let plan = self.plan(n.max(1), config)?;
+        self.precompile(self.pass_jobs(config, &plan, self.passes_for(config), true)).await
+    }
+
+    /// The second half: the table's kernel and the plan over it, where
+    /// `table_after` builds one (nothing otherwise).
+    pub(crate) async fn warm_up_table(&self, config: &MsmConfig, n: usize) -> Result<(), MsmError> {
+        self.precompile(self.table_jobs(config, n)).await
+    }
+
+    /// The pipelines a call of `n` points under `config` that builds its
+    /// set's table runs beyond the plain plan's: none where no table is
+    /// built.
+    pub(crate) fn table_jobs(&self, config: &MsmConfig, n: usize) -> Vec<PipelineJob> {
+        let Some(plan) = self.auto_table_plan(config, n.max(1)) else {
+            return Vec::new();
+        };
+        let mut jobs = self.pass_jobs(config, &plan, self.passes_for(config), false);
+        jobs.push(GpuContext::table_shift_job());
+        jobs
     }
 
     /// The pipelines of `passes` for `plan` under `config` (compiled on first
