@@ -96,6 +96,8 @@ fn first_contact<C: GpuCurve>(args: &Args, curve: Curve) -> Result<(), Box<dyn E
         check(engine.msm_blocking(&resident, &scalars)?.into_affine())?;
         cpu_calls += 1;
     }
+    // from here calls of this size go to the GPU (or the warm-up failed)
+    let gpu_route_from = ms(t0);
     pollster::block_on(engine.warm_up())?;
     let ready = ms(t0);
     let t = Instant::now();
@@ -112,7 +114,7 @@ fn first_contact<C: GpuCurve>(args: &Args, curve: Curve) -> Result<(), Box<dyn E
             "adapter": engine.gpu().map(|g| g.adapter_info().name.clone()),
             "engine_new_ms": created, "bases_uploaded_ms": uploaded,
             "first_call_route": format!("{first_route:?}"), "first_call_ms": first_call,
-            "cpu_calls_while_warming": cpu_calls, "ready_ms": ready,
+            "cpu_calls_while_warming": cpu_calls, "gpu_route_from_ms": gpu_route_from, "ready_ms": ready,
             "gpu_call_route": format!("{gpu_route:?}"), "first_gpu_call_ms": first_gpu_call,
             "warm_call_ms": warm_call, "fallback": engine.fallback_reason(), "correct": true,
         })
