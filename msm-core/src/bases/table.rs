@@ -210,13 +210,11 @@ impl GpuContext {
     /// The pipeline job of the table's `shift` kernel (the build's, and
     /// the warm-ups').
     pub(crate) fn table_shift_job() -> crate::context::pipelines::PipelineJob {
-        let leaves = [("TPB", WG), ("LEAVES", WG), ("INNER", WG - 1)];
-        (
-            ShaderId::Table,
-            "shift",
-            leaves.map(|(k, v)| (k, v as f64)).to_vec(),
-            None,
-        )
+        // the tree sized as the walker's
+        let leaves = crate::plan::geometry::tree_leaves(WG);
+        let inner = leaves.saturating_sub(1).max(1);
+        let overrides = vec![("TPB", WG as f64), ("LEAVES", leaves as f64), ("INNER", inner as f64)];
+        (ShaderId::Table, "shift", overrides, None)
     }
 
     /// Points `[at, at + len)` of base part `base` as a table part: window 0

@@ -106,10 +106,7 @@ impl GpuContext {
     /// Whether the plain plan's pipelines are compiled: the calls before a
     /// set's table (and every call where none is built) compile nothing.
     pub(crate) fn plain_is_warm(&self, config: &MsmConfig, n: usize) -> bool {
-        match self.plan(n.max(1), config) {
-            Ok(plan) => self.is_compiled(&self.pass_jobs(config, &plan, self.passes_for(config), false)),
-            Err(_) => false,
-        }
+        self.plain_jobs(config, n, false).is_ok_and(|jobs| self.is_compiled(&jobs))
     }
 
     /// Compiles what an MSM of `n` points over plain bases runs under
@@ -125,8 +122,14 @@ impl GpuContext {
     /// The first half of [`GpuContext::warm_up`]: the plain plan's
     /// pipelines (and what other sizes share with them).
     pub(crate) async fn warm_up_plain(&self, config: &MsmConfig, n: usize) -> Result<(), MsmError> {
+        self.precompile(self.plain_jobs(config, n, true)?).await
+    }
+
+    /// The plain plan's pipelines for `n` points under `config`; with
+    /// `others`, also what other sizes share with them (see `pass_jobs`).
+    fn plain_jobs(&self, config: &MsmConfig, n: usize, others: bool) -> Result<Vec<PipelineJob>, MsmError> {
         let plan = self.plan(n.max(1), config)?;
-        self.precompile(self.pass_jobs(config, &plan, self.passes_for(config), true)).await
+        Ok(self.pass_jobs(config, &plan, self.passes_for(config), others))
     }
 
     /// The second half: the table's kernel and the plan over it, where
