@@ -210,11 +210,8 @@ impl GpuContext {
     /// The pipeline job of the table's `shift` kernel (the build's, and
     /// the warm-ups').
     pub(crate) fn table_shift_job() -> crate::context::pipelines::PipelineJob {
-        // the tree sized as the walker's
-        let leaves = crate::plan::geometry::tree_leaves(WG);
-        let inner = leaves.saturating_sub(1).max(1);
-        let overrides = vec![("TPB", WG as f64), ("LEAVES", leaves as f64), ("INNER", inner as f64)];
-        (ShaderId::Table, "shift", overrides, None)
+        let overrides = crate::plan::geometry::tree_overrides(WG).map(|(name, v)| (name, v as f64));
+        (ShaderId::Table, "shift", overrides.to_vec(), None)
     }
 
     /// Points `[at, at + len)` of base part `base` as a table part: window 0

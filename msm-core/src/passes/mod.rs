@@ -213,7 +213,7 @@ impl Kernel {
     }
 }
 
-pub(crate) use crate::plan::geometry::tree_leaves;
+pub(crate) use crate::plan::geometry::{tree_leaves, tree_overrides};
 
 /// Bytes of the GPU buffers the passes use for `plan` (the context's
 /// per-plan scratch), before the bases and the results: the GPU memory one

@@ -2,7 +2,7 @@
 //! accumulation, one inversion per workgroup iteration (`batch_inverse`).
 //! CPU twin: [`crate::cpu::walker`].
 
-use super::{tree_leaves, Binding, Buf, Kernel};
+use super::{tree_overrides, Binding, Buf, Kernel};
 use crate::config::MsmConfig;
 use crate::plan::Plan;
 
@@ -20,8 +20,6 @@ pub use crate::plan::geometry::walker_workgroup_bytes as workgroup_bytes;
 
 pub fn kernels(config: &MsmConfig, plan: &Plan) -> Vec<Kernel> {
     let tpb = config.walker_tpb;
-    vec![Kernel::new("main", tpb, plan.threads.div_ceil(tpb))
-        .with("TPB", tpb)
-        .with("LEAVES", tree_leaves(tpb))
-        .with("INNER", tree_leaves(tpb).saturating_sub(1).max(1))]
+    let kernel = Kernel::new("main", tpb, plan.threads.div_ceil(tpb));
+    vec![tree_overrides(tpb).into_iter().fold(kernel, |k, (name, v)| k.with(name, v))]
 }

@@ -27,6 +27,14 @@ pub fn tree_leaves(threads: u32) -> u32 {
     threads.max(1).next_power_of_two()
 }
 
+/// The overrides of `batch_inverse` for a workgroup of `tpb`: its size, the
+/// tree's leaves and inner nodes (at least one). Every kernel that imports
+/// the tree sizes it here.
+pub fn tree_overrides(tpb: u32) -> [(&'static str, u32); 3] {
+    let leaves = tree_leaves(tpb);
+    [("TPB", tpb), ("LEAVES", leaves), ("INNER", leaves.saturating_sub(1).max(1))]
+}
+
 /// Bytes of workgroup memory stream_walker needs: the inversion tree (2 x
 /// leaves - 1 packed values), two flag words and, for workgroup pref
 /// memory, TPB x S values.
