@@ -1,7 +1,7 @@
 //! `msm-cli field-bench`: multiplications (or inversions) per second of each
 //! field layout.
 
-use msm_core::diagnostics::ChainOp;
+use msm_core::diagnostics::{ChainOp, ProductStyle};
 use msm_core::{ContextOptions, FieldCode, FieldLayout, GpuContext, Inversion, MsmError};
 
 #[derive(clap::Args)]
@@ -17,8 +17,9 @@ pub struct Args {
     /// Operations per chain (keep under 65,535 / 80 for `inv` on lavapipe).
     #[arg(long, default_value_t = 256)]
     iters: u32,
-    /// The chained operation: `mul` (x <- x y), `sqr` (x <- x^2) or `inv`
-    /// (x <- y / x: one inversion and one multiplication).
+    /// The chained operation: `mul` (x <- x y), `sqr` (x <- x^2), `inv`
+    /// (x <- y / x: one inversion and one multiplication) or `products`
+    /// (254-bit integer products by u32 or f32 units, `--products`).
     #[arg(long, default_value = "mul")]
     op: String,
     /// Inversion algorithms for `--op inv` (fermat, gcd, bingcd, safegcd,
@@ -40,6 +41,10 @@ pub struct Args {
     /// multiplication, while the walker's is unrolled).
     #[arg(long)]
     field_code: Option<String>,
+    /// Styles for `--op products` (int-13x20, int-11x24, f32-11x24);
+    /// default: all three.
+    #[arg(long, value_delimiter = ',')]
+    products: Vec<String>,
     /// Use the first adapter whose name contains this text.
     #[arg(long)]
     adapter: Option<String>,
@@ -49,6 +54,9 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<(), MsmError> {
+    if args.op == "products" {
+        return products(args);
+    }
     let (op, unit) = match args.op.as_str() {
         "mul" => (ChainOp::Mul, "mul/s"),
         "sqr" => (ChainOp::Sqr, "sqr/s"),
@@ -56,7 +64,7 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
         other => {
             return Err(MsmError::invalid_config(
                 "--op",
-                format!("{other}: expected mul, sqr or inv"),
+                format!("{other}: expected mul, sqr, inv or products"),
             ))
         }
     };
@@ -146,6 +154,52 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
                 shape, ctx.field_code().name(), if op == ChainOp::Inv { ctx.field_options().inversion.name() } else { "" }, t.mults_per_sec_median, t.mults_per_sec_worst, t.mults_per_sec_best,
                 args.invocations, args.iters, args.reps, info.name, info.backend, info.driver, info.driver_info,
                 if t.correct { "ok (arkworks)" } else { "WRONG" }
+            );
+        }
+        if !t.correct {
+            return Err(MsmError::CorruptResult);
+        }
+    }
+    Ok(())
+}
+
+/// `--op products`: each style's chained 254-bit products on one context,
+/// checked against the CPU twin.
+fn products(args: &Args) -> Result<(), MsmError> {
+    let styles: Vec<ProductStyle> = if args.products.is_empty() {
+        ProductStyle::ALL.to_vec()
+    } else {
+        args.products
+            .iter()
+            .map(|n| {
+                ProductStyle::from_name(n).ok_or_else(|| {
+                    MsmError::invalid_config(
+                        "--products",
+                        format!("unknown style `{n}` (int-13x20, int-11x24, f32-11x24)"),
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let opts = ContextOptions {
+        adapter_name: args.adapter.clone(),
+        ..Default::default()
+    };
+    let ctx = GpuContext::new_blocking(&opts)?;
+    let info = ctx.adapter_info();
+    for style in styles {
+        let t = pollster::block_on(ctx.limb_products(style, args.invocations, args.iters, args.reps))?;
+        if args.json {
+            println!(
+                "{{\"adapter\":{:?},\"driver\":{:?},\"op\":\"products\",\"style\":\"{}\",\"invocations\":{},\"iters\":{},\"reps\":{},\"products_per_sec_median\":{:.4e},\"products_per_sec_min\":{:.4e},\"products_per_sec_max\":{:.4e},\"limb_products_per_sec\":{:.4e},\"timing\":\"wall\",\"correct\":{}}}",
+                info.name, format!("{} {}", info.driver, info.driver_info), style.name(), args.invocations, args.iters, args.reps,
+                t.products_per_sec_median, t.products_per_sec_worst, t.products_per_sec_best, t.limb_products_per_sec, t.correct
+            );
+        } else {
+            println!(
+                "{:<10} {:>10.3e} products/s ({:.3e} limb products/s; min {:.3e}, max {:.3e}; wall clock, {} x {} chained, {} reps) on {} check: {}",
+                style.name(), t.products_per_sec_median, t.limb_products_per_sec, t.products_per_sec_worst, t.products_per_sec_best,
+                args.invocations, args.iters, args.reps, info.name, if t.correct { "ok (CPU twin)" } else { "WRONG" }
             );
         }
         if !t.correct {

@@ -7,9 +7,11 @@ pub use msm_wgsl::BaseField;
 use msm_wgsl::{FieldOptions, ShaderId, ShaderLibrary};
 
 mod bench;
+mod products;
 mod stages;
 
 pub use bench::{ChainOp, Throughput};
+pub use products::{ProductRate, ProductStyle};
 pub use stages::MsmStages;
 
 use crate::context::GpuContext;

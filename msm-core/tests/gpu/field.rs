@@ -347,3 +347,16 @@ fn bn254_row_loops() {
     let run = ctx.msm_blocking_with(&b, &scalars, &straight).unwrap();
     assert_eq!(run.result, msms::reference(&bases, &scalars));
 }
+
+/// Issue 39's limb-product diagnostic: each style's chains (u32 columns of
+/// 13- and 11-bit limbs, f32 FMA pairs of 11-bit limbs) equal the CPU twin,
+/// the first chain on all-ones limbs (the largest columns and FMA sums).
+#[test]
+fn limb_product_styles_equal_the_twin() {
+    common::fast_lavapipe_compile();
+    let ctx = ctx(FieldLayout::Limbs13x20).unwrap();
+    for style in msm_core::diagnostics::ProductStyle::ALL {
+        let rate = pollster::block_on(ctx.limb_products(style, 300, 12, 1)).unwrap();
+        assert!(rate.correct, "{}", style.name());
+    }
+}
