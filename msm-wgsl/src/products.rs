@@ -83,12 +83,17 @@ pub fn products_module(style: ProductStyle) -> String {
     )
     .unwrap();
     if style == ProductStyle::F32x11x24 {
+        // straight-line conversions: a loop's array could leave registers
+        let floats = |v: &str| -> String {
+            let each: Vec<String> = (0..n).map(|i| format!("bitcast<f32>({v}[{i}] | {MAGIC_BITS:#x}u) - 8388608.0")).collect();
+            format!("Floats({})", each.join(",\n        "))
+        };
         writeln!(
             s,
             "alias Floats = array<f32, {n}>;\n\
-             // a limb below 2^23 as an exact f32: its bits under 2^23's, less 2^23\n\
-             fn to_f32(v: Limbs) -> Floats {{\n    var f: Floats;\n    for (var i = 0u; i < {n}u; i++) {{\n        \
-             f[i] = bitcast<f32>(v[i] | {MAGIC_BITS:#x}u) - 8388608.0;\n    }}\n    return f;\n}}\n"
+             // limbs below 2^23 as exact f32s: each one's bits under 2^23's, less 2^23\n\
+             fn to_f32(v: Limbs) -> Floats {{\n    return {};\n}}\n",
+            floats("v")
         )
         .unwrap();
         s.push_str("fn step(x: Limbs, yf: Floats) -> Limbs {\n    let xf = to_f32(x);\n");
