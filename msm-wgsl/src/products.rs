@@ -85,7 +85,9 @@ pub fn products_module(style: ProductStyle) -> String {
     if style == ProductStyle::F32x11x24 {
         // straight-line conversions: a loop's array could leave registers
         let floats = |v: &str| -> String {
-            let each: Vec<String> = (0..n).map(|i| format!("bitcast<f32>({v}[{i}] | {MAGIC_BITS:#x}u) - 8388608.0")).collect();
+            let each: Vec<String> = (0..n)
+                .map(|i| format!("bitcast<f32>({v}[{i}] | {MAGIC_BITS:#x}u) - 8388608.0"))
+                .collect();
             format!("Floats({})", each.join(",\n        "))
         };
         writeln!(
