@@ -275,5 +275,27 @@ fn field_bench_chains_equal_arkworks() {
     }
     let bad = cli(&["field-bench", "--op", "cube"]);
     assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected mul, sqr or inv"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected mul, sqr, inv or products"));
+    // the limb products diagnostic: every style's chains equal the CPU twin
+    let out = cli(&[
+        "field-bench",
+        "--op",
+        "products",
+        "--invocations",
+        "64",
+        "--iters",
+        "4",
+        "--reps",
+        "1",
+        "--json",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for style in ["int-13x20", "int-11x24", "f32-11x24"] {
+        assert!(text.contains(&format!("\"style\":\"{style}\"")), "{text}");
+    }
+    assert_eq!(text.matches("\"correct\":true").count(), 3, "{text}");
+    let bad = cli(&["field-bench", "--op", "products", "--products", "f16-8x32"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown style"));
 }
