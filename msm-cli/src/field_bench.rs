@@ -80,18 +80,14 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
     } else {
         ""
     };
-    let layouts: Vec<FieldLayout> = if args.layout.is_empty() {
-        FieldLayout::ALL.to_vec()
-    } else {
-        args.layout
-            .iter()
-            .map(|n| {
-                FieldLayout::from_name(n).ok_or_else(|| {
-                    MsmError::invalid_config("--layout", format!("unknown layout `{n}` (13x20, 16x16, 32x8-int64)"))
-                })
-            })
-            .collect::<Result<_, _>>()?
-    };
+    let layouts = named(
+        &args.layout,
+        &FieldLayout::ALL,
+        FieldLayout::from_name,
+        "--layout",
+        "layout",
+        "13x20, 16x16, 32x8-int64",
+    )?;
     let inversions: Vec<Option<Inversion>> = match (op, args.inversion.is_empty()) {
         (ChainOp::Mul | ChainOp::Sqr, _) => vec![None],
         (ChainOp::Inv, true) => Inversion::ALL.map(Some).to_vec(),
@@ -166,21 +162,14 @@ pub fn run(args: &Args) -> Result<(), MsmError> {
 /// `--op products`: each style's chained 254-bit products on one context,
 /// checked against the CPU twin.
 fn products(args: &Args) -> Result<(), MsmError> {
-    let styles: Vec<ProductStyle> = if args.products.is_empty() {
-        ProductStyle::ALL.to_vec()
-    } else {
-        args.products
-            .iter()
-            .map(|n| {
-                ProductStyle::from_name(n).ok_or_else(|| {
-                    MsmError::invalid_config(
-                        "--products",
-                        format!("unknown style `{n}` (int-13x20, int-11x24, f32-11x24)"),
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?
-    };
+    let styles = named(
+        &args.products,
+        &ProductStyle::ALL,
+        ProductStyle::from_name,
+        "--products",
+        "style",
+        "int-13x20, int-11x24, f32-11x24",
+    )?;
     let opts = ContextOptions {
         adapter_name: args.adapter.clone(),
         ..Default::default()
@@ -207,4 +196,23 @@ fn products(args: &Args) -> Result<(), MsmError> {
         }
     }
     Ok(())
+}
+
+/// The values `given` names (`all` when none), or the flag's error for an
+/// unknown name.
+fn named<T: Copy>(
+    given: &[String],
+    all: &[T],
+    parse: fn(&str) -> Option<T>,
+    flag: &'static str,
+    what: &str,
+    known: &str,
+) -> Result<Vec<T>, MsmError> {
+    if given.is_empty() {
+        return Ok(all.to_vec());
+    }
+    given
+        .iter()
+        .map(|n| parse(n).ok_or_else(|| MsmError::invalid_config(flag, format!("unknown {what} `{n}` ({known})"))))
+        .collect()
 }

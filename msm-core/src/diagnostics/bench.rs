@@ -75,6 +75,31 @@ mod native {
             }
         }
 
+        /// `reps` dispatches of `pipeline` after one warm-up, each timed by
+        /// the wall clock around its submit and wait; seconds, fastest first.
+        pub(in crate::diagnostics) fn timed_dispatches(
+            &self,
+            label: &str,
+            pipeline: &wgpu::ComputePipeline,
+            bufs: &[&wgpu::Buffer],
+            groups: (u32, u32),
+            reps: usize,
+        ) -> Result<Vec<f64>, MsmError> {
+            let mut times = Vec::with_capacity(reps);
+            for rep in 0..=reps {
+                let start = std::time::Instant::now();
+                let mut enc = self.device.create_command_encoder(&Default::default());
+                self.dispatch(&mut enc, label, pipeline, bufs, groups, None);
+                self.queue.submit([enc.finish()]);
+                self.wait_idle()?;
+                if rep > 0 {
+                    times.push(start.elapsed().as_secs_f64());
+                }
+            }
+            times.sort_by(f64::total_cmp);
+            Ok(times)
+        }
+
         async fn throughput<F: Field>(
             &self,
             group: Curve,
@@ -95,17 +120,7 @@ mod native {
             let ba = self.storage_init("in_a", &encode(&a), false);
             let bb = self.storage_init("in_b", &encode(&b), false);
             let out = self.storage_out("out", invocations * words);
-            let mut times = Vec::with_capacity(reps);
-            for rep in 0..=reps {
-                let start = std::time::Instant::now();
-                let mut enc = self.device.create_command_encoder(&Default::default());
-                self.dispatch(&mut enc, "field_bench", &pipeline, &[&ba, &bb, &out], groups, None);
-                self.queue.submit([enc.finish()]);
-                self.wait_idle()?;
-                if rep > 0 {
-                    times.push(start.elapsed().as_secs_f64());
-                }
-            }
+            let times = self.timed_dispatches("field_bench", &pipeline, &[&ba, &bb, &out], groups, reps)?;
             let got = self.read_words(&out, invocations * words).await?;
             // every chain against arkworks on the library's threads (a squaring
             // chain is iters squarings)
@@ -124,7 +139,6 @@ mod native {
                         codec.decode(w) == Some(want)
                     })
             });
-            times.sort_by(|x, y| x.partial_cmp(y).unwrap());
             let mults = invocations as f64 * iters as f64;
             Ok(Throughput {
                 mults_per_sec_median: mults / times[times.len() / 2],

@@ -76,17 +76,7 @@ mod native {
             let bb = self.storage_init("in_b", &b, false);
             let out = self.storage_out("out", invocations * n);
             let groups = self.grid(invocations.div_ceil(WG as usize) as u32);
-            let mut times = Vec::with_capacity(reps);
-            for rep in 0..=reps {
-                let start = std::time::Instant::now();
-                let mut enc = self.device.create_command_encoder(&Default::default());
-                self.dispatch(&mut enc, "limb_products", &pipeline, &[&ba, &bb, &out], groups, None);
-                self.queue.submit([enc.finish()]);
-                self.wait_idle()?;
-                if rep > 0 {
-                    times.push(start.elapsed().as_secs_f64());
-                }
-            }
+            let times = self.timed_dispatches("limb_products", &pipeline, &[&ba, &bb, &out], groups, reps)?;
             let got = self.read_words(&out, invocations * n).await?;
             let correct = crate::host::install(|| {
                 use rayon::prelude::*;
@@ -94,7 +84,6 @@ mod native {
                     .zip(a.par_chunks_exact(n).zip(b.par_chunks_exact(n)))
                     .all(|(g, (x, y))| g == products_reference(style, x, y, iters).as_slice())
             });
-            times.sort_by(f64::total_cmp);
             let rate = |t: f64| (invocations as f64) * f64::from(iters) / t;
             let median = rate(times[times.len() / 2]);
             Ok(ProductRate {
