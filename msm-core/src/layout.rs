@@ -29,15 +29,23 @@ pub struct MsmParams {
     pub table_stride: u32,
     /// Buckets each round of scatter fills ([`crate::plan::Plan::scatter_span`]).
     pub scatter_span: u32,
+    /// [`LINK_CHAINED`] and [`LINK_PRIOR`]: the job's place in a chain of
+    /// jobs that share one reduce (0: a lone job).
+    pub link: u32,
     /// To 64 bytes: a batch stages its jobs' parameters back to back in
     /// mapped memory, whose writes start at multiples of 8 bytes.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
 }
 
 /// Twin of WGSL `SCALARS_CANONICAL`: scalars as canonical words.
 pub const SCALARS_CANONICAL: u32 = 0;
 /// Twin of WGSL `SCALARS_MONTGOMERY`: scalars as arkworks' Montgomery limbs.
 pub const SCALARS_MONTGOMERY: u32 = 1;
+/// Twin of WGSL `LINK_CHAINED`: the job is one of a chain of jobs whose
+/// bucket sums add up in `chain_sums` before the last job's reduce.
+pub const LINK_CHAINED: u32 = 2;
+/// Twin of WGSL `LINK_PRIOR`: earlier jobs of the chain wrote `chain_sums`.
+pub const LINK_PRIOR: u32 = 1;
 
 /// Twin of WGSL `PointRecord`: an affine point (packed Montgomery words) with
 /// its bucket; a final bucket sum or a walker partial.
@@ -67,7 +75,7 @@ mod tests {
 
     #[test]
     fn sizes_match_wgsl() {
-        // MsmParams: 13 u32 and 3 of padding; PointRecord: 2 x 8 words + 4 u32.
+        // MsmParams: 14 u32 and 2 of padding; PointRecord: 2 x 8 words + 4 u32.
         assert_eq!(std::mem::size_of::<MsmParams>(), 64);
         assert_eq!(std::mem::size_of::<MsmParams>() as u64 % wgpu::MAP_ALIGNMENT, 0);
         assert_eq!(POINT_RECORD_BYTES, 80);
@@ -77,5 +85,7 @@ mod tests {
         assert!(cfg.contains("const VALID_XYZZ: u32 = 2u;"));
         assert!(cfg.contains("const SCALARS_CANONICAL: u32 = 0u;"));
         assert!(cfg.contains("const SCALARS_MONTGOMERY: u32 = 1u;"));
+        assert!(cfg.contains("const LINK_CHAINED: u32 = 2u;"));
+        assert!(cfg.contains("const LINK_PRIOR: u32 = 1u;"));
     }
 }

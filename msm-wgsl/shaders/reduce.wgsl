@@ -15,6 +15,11 @@
 // windows: one workgroup per window does the same over its groups, with
 //   the suffixes weighted by WG (doublings): W_j = sum E_x + WG sum_x x V_x.
 //
+// accumulate (jobs of one chain, LINK_CHAINED: a vector's parts or chunks
+//   over one plan): one invocation per bucket adds the job's bucket sum into
+//   chain_sums; only the chain's last job runs the kernels above, and its
+//   segments read chain_sums instead of the records.
+//
 // Each kernel has one call site of xyzz_add (operands chosen per step;
 // segments' is xyzz_add_q, mixed where the bucket's sum is affine):
 // drivers inline every call, and compile time grows faster than the code:
@@ -36,6 +41,7 @@ override WIN_WG: u32 = 16u;
 @group(0) @binding(4) var<storage, read_write> window_sums: array<array<u32, XYZZ_WORDS>>;
 @group(0) @binding(5) var<storage, read> split_sums: array<array<u32, XYZZ_WORDS>>;
 @group(0) @binding(6) var<storage, read_write> segment_sums: array<array<u32, XYZZ_WORDS>>;
+@group(0) @binding(7) var<storage, read_write> chain_sums: array<array<u32, XYZZ_WORDS>>;
 
 var<workgroup> tree: array<array<u32, XYZZ_WORDS>, WG>;
 var<workgroup> win_tree: array<array<u32, XYZZ_WORDS>, WIN_WG>;
@@ -54,6 +60,15 @@ fn group_span() -> u32 {
 // The bucket sum of bucket b as XYZZ (identity when empty), and whether it
 // has zz = zzz = 1 (an affine sum: most buckets; the mixed addition's case).
 fn bucket_point(b: u32, affine: ptr<function, bool>) -> Xyzz {
+    *affine = false;
+    if (params.link & LINK_CHAINED) != 0u {
+        return xyzz_unpack(chain_sums[b]);
+    }
+    return own_bucket(b, affine);
+}
+
+// This job's sum of bucket b, from its records (see bucket_point).
+fn own_bucket(b: u32, affine: ptr<function, bool>) -> Xyzz {
     *affine = false;
     if counts[b] == 0u {
         return xyzz_identity();
@@ -160,6 +175,22 @@ fn segments(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         let at = 2u * (j * params.segments + g);
         segment_sums[at] = xyzz_pack(tu[0]);
         segment_sums[at + 1u] = xyzz_pack(tu[1]);
+    }
+}
+
+// A chain's running bucket sums: chain_sums[b] = (the earlier jobs' sum,
+// where LINK_PRIOR) + this job's bucket sum, one invocation per bucket.
+@compute @workgroup_size(WG)
+fn accumulate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let b = gid.x + gid.y * nwg.x * WG;
+    if b < params.rows * params.buckets {
+        var affine = false;
+        let own = own_bucket(b, &affine);
+        var earlier = xyzz_identity();
+        if (params.link & LINK_PRIOR) != 0u {
+            earlier = xyzz_unpack(chain_sums[b]);
+        }
+        chain_sums[b] = xyzz_pack(xyzz_add_q(earlier, own, affine));
     }
 }
 

@@ -177,6 +177,7 @@ mod tests {
             table,
             host_windows: false,
             scatter_span: u32::MAX,
+            chain: false,
         };
         let words: Vec<Words> = scalars.iter().map(scalar_words).collect();
         let pre = preprocess(&plan, &words, &vec![false; n]);

@@ -205,6 +205,7 @@ mod tests {
                 table: false,
                 host_windows: false,
                 scatter_span: u32::MAX,
+                chain: false,
             };
             let all: Vec<Option<G1Affine>> = (0..3 * buckets)
                 .map(|i| (i % 3 != 1).then(|| G1Projective::rand(&mut rng).into_affine()))

@@ -104,7 +104,7 @@ impl GpuContext {
         s.write_chunk(&self.queue, Scalars::Fr(scalars), 0)?;
         let groups = s.bind_groups(self, bases.id, 0, part).clone();
         let mut enc = self.device.create_command_encoder(&Default::default());
-        self.record(&mut enc, &pipes, &groups, Clears::of(&s), None);
+        self.record(&mut enc, &pipes, &groups, (Clears::of(&s), true), None);
         self.queue.submit([enc.finish()]);
         // The readback is queued behind the passes: its arrival means they finished.
         let done = self.read_words(s.buf(Buf::Counts), 1).await;
@@ -166,7 +166,7 @@ impl GpuContext {
                     counts: &counts,
                     owner_list: &owner_list,
                 };
-                self.record(&mut enc, &pipes, &groups, clears, None);
+                self.record(&mut enc, &pipes, &groups, (clears, true), None);
                 self.queue.submit([enc.finish()]);
                 Ok::<(), MsmError>(())
             }

@@ -6,7 +6,7 @@ use super::plans::CallPlans;
 use super::Scalars;
 use crate::bases::{BasePart, BaseSet};
 use crate::error::MsmError;
-use crate::layout::MsmParams;
+use crate::layout::{MsmParams, LINK_CHAINED, LINK_PRIOR};
 use crate::plan::Plan;
 
 /// One job: points [offset, offset + len) of base part `part` (of the
@@ -23,6 +23,10 @@ pub(crate) struct Job<'a> {
     pub(crate) scalars: Vec<Scalars<'a>>,
     pub(crate) plan: Plan,
     pub(crate) entry: usize,
+    /// `MsmParams::link`: 0 for a lone job, else its place in a chain.
+    pub(crate) link: u32,
+    /// Whether it runs reduce and has results: a lone job or a chain's last.
+    pub(crate) reduces: bool,
 }
 
 impl Job<'_> {
@@ -37,6 +41,7 @@ impl Job<'_> {
             base_offset: self.offset as u32,
             scalar_form: self.scalars[0].form(),
             table_stride: self.table_stride(),
+            link: self.link,
             ..MsmParams::from(&self.plan)
         }
     }
@@ -104,12 +109,14 @@ pub(crate) fn joint_group(
 
 /// The batch's jobs: groups of `joint_group` vectors (what
 /// [`joint_group`] gave the call), else each vector cut into chunks that
-/// never straddle two base parts.
+/// never straddle two base parts; with `chain`, a vector's consecutive
+/// jobs of one plan form a chain that reduces once (see [`chain_runs`]).
 pub(crate) fn cut_jobs<'a>(
     bases: &'a BaseSet,
     vectors: &[Scalars<'a>],
     plans: &mut CallPlans<'_>,
     joint_group: Option<usize>,
+    chain: bool,
 ) -> Result<Vec<Job<'a>>, MsmError> {
     let mut out = Vec::new();
     let (parts_id, parts) = bases.job_parts(plans.table());
@@ -127,6 +134,8 @@ pub(crate) fn cut_jobs<'a>(
                 scalars: chunk.to_vec(),
                 plan: plans.plans()[entry],
                 entry,
+                link: 0,
+                reduces: true,
             });
         }
         return Ok(out);
@@ -135,6 +144,7 @@ pub(crate) fn cut_jobs<'a>(
         if scalars.is_empty() {
             continue;
         }
+        let first_job = out.len();
         let size = plans.chunk(scalars.len())?;
         for (part_index, part) in parts.iter().enumerate() {
             // a prefix MSM stops at its last scalar
@@ -153,10 +163,37 @@ pub(crate) fn cut_jobs<'a>(
                     scalars: vec![scalars.slice(at..at + len)],
                     plan: plans.plans()[entry],
                     entry,
+                    link: 0,
+                    reduces: true,
                 });
                 offset += len;
             }
         }
+        if chain {
+            chain_runs(&mut out[first_job..], plans);
+        }
     }
     Ok(out)
+}
+
+/// Links each run of two or more consecutive jobs of one plan (one
+/// vector's) into a chain over that plan's chained twin: every job adds its
+/// bucket sums into the chain's, and only the last reduces, so that the
+/// host sums one result instead of one a job.
+fn chain_runs(jobs: &mut [Job<'_>], plans: &mut CallPlans<'_>) {
+    let mut start = 0;
+    while start < jobs.len() {
+        let entry = jobs[start].entry;
+        let end = start + jobs[start..].iter().take_while(|j| j.entry == entry).count();
+        if end - start >= 2 {
+            let chained = plans.index_chained(entry);
+            for (k, j) in jobs[start..end].iter_mut().enumerate() {
+                j.entry = chained;
+                j.plan = plans.plans()[chained];
+                j.link = LINK_CHAINED | if k > 0 { LINK_PRIOR } else { 0 };
+                j.reduces = start + k + 1 == end;
+            }
+        }
+        start = end;
+    }
 }

@@ -48,13 +48,26 @@ impl<'a> CallPlans<'a> {
 
     /// The index of the joint plan for `vectors` vectors of `len` points.
     pub(crate) fn index_joint(&mut self, len: usize, vectors: usize) -> Result<usize, MsmError> {
-        let same = |p: &Plan| p.vectors as usize == vectors && p.vector_len() as usize == len;
+        let same = |p: &Plan| p.vectors as usize == vectors && p.vector_len() as usize == len && !p.chain;
         if let Some(i) = self.plans.iter().position(same) {
             return Ok(i);
         }
         self.plans
             .push(self.config.plan_with_table(len, vectors, self.table, &self.bounds)?);
         Ok(self.plans.len() - 1)
+    }
+
+    /// The index of plan `entry`'s chained twin (see `Plan::chain`).
+    pub(crate) fn index_chained(&mut self, entry: usize) -> usize {
+        let plan = Plan {
+            chain: true,
+            ..self.plans[entry]
+        };
+        if let Some(i) = self.plans.iter().position(|p| *p == plan) {
+            return i;
+        }
+        self.plans.push(plan);
+        self.plans.len() - 1
     }
 
     /// Points per chunk of a vector of `n`: all of them when their buffers

@@ -69,6 +69,11 @@ impl GpuContext {
         if !others || self.is_software() {
             return jobs;
         }
+        // a chain's accumulate, where the knobs chain a vector's jobs
+        if config.chain_jobs && passes.contains(&Pass::Reduce) {
+            let chained = Plan { chain: true, ..*plan };
+            jobs.push(job(Pass::Reduce, config, crate::passes::reduce::accumulate(&chained)));
+        }
         // On a GPU, the kernels other sizes need are compiled in the same
         // parallel batch, so that the first call of a larger size class
         // compiles nothing (on a CPU adapter each compile costs seconds of
@@ -182,18 +187,27 @@ impl GpuContext {
         }
     }
 
-    /// Records every kernel of `pipelines`: all in one compute pass, or each
-    /// kernel in its own with timestamps around it when `queries` is given.
-    /// Returns the labels of the timed kernels, in query order.
+    /// Records every kernel of `pipelines` (without `reduces`, a chain's
+    /// earlier job: reduce's `accumulate` alone of that pass): all in one
+    /// compute pass, or each kernel in its own with timestamps around it
+    /// when `queries` is given. Returns the labels of the timed kernels, in
+    /// query order.
     pub(crate) fn record(
         &self,
         enc: &mut wgpu::CommandEncoder,
         pipelines: &PassPipelines,
         bind_groups: &[wgpu::BindGroup; 4],
-        clears: Clears<'_>,
+        (clears, reduces): (Clears<'_>, bool),
         queries: Option<&wgpu::QuerySet>,
     ) -> Vec<(Pass, String)> {
         let runs = |pass: Pass| pipelines.passes.iter().any(|(p, _)| *p == pass);
+        fn kept(reduces: bool, pass: Pass, all: &[(Kernel, wgpu::ComputePipeline)]) -> Vec<&(Kernel, wgpu::ComputePipeline)> {
+            let keep = |k: &&(Kernel, wgpu::ComputePipeline)| {
+                reduces || pass != Pass::Reduce || crate::passes::reduce::runs_in_every_link(&k.0)
+            };
+            all.iter().filter(keep).collect()
+        }
+        let kernels = |pass: Pass, all| kept(reduces, pass, all);
         if runs(Pass::Preprocess) {
             enc.clear_buffer(clears.counts, 0, None);
         }
@@ -214,15 +228,16 @@ impl GpuContext {
                 label: Some("msm"),
                 timestamp_writes: None,
             });
-            for (pass, kernels) in &pipelines.passes {
+            for (pass, all) in &pipelines.passes {
                 let _span = tracing::trace_span!("msm.record", pass = pass.name()).entered();
-                for (k, p) in kernels {
+                for (k, p) in kernels(*pass, all) {
                     dispatch(&mut cp, *pass, k, p);
                 }
             }
             return timed;
         };
-        for (pass, kernels) in &pipelines.passes {
+        for (pass, all) in &pipelines.passes {
+            let kernels = kernels(*pass, all);
             debug_assert!(2 * (timed.len() + kernels.len()) <= crate::context::MAX_TIMESTAMPS as usize);
             for (k, p) in kernels {
                 let i = 2 * timed.len() as u32;

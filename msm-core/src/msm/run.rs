@@ -92,7 +92,8 @@ pub(crate) async fn run_batch<C: GpuCurve>(
     joint_group: Option<usize>,
 ) -> Result<BatchRun<C>, MsmError> {
     let t_prepare = web_time::Instant::now();
-    let jobs = cut_jobs(bases, vectors, &mut plans, joint_group)?;
+    let chain = plans.config().chain_jobs && ctx.passes_for(plans.config()).len() == Pass::ALL.len();
+    let jobs = cut_jobs(bases, vectors, &mut plans, joint_group, chain)?;
     let config = plans.config();
     let mut run = BatchRun {
         results: vec![Projective::<C>::zero(); vectors.len()],
@@ -145,7 +146,7 @@ pub(crate) async fn run_batch<C: GpuCurve>(
     let words: &[u32] = bytemuck::cast_slice(&bytes);
     let codec = FieldCodec::<C::BaseField>::new(ctx.field_layout(), C::CURVE.field());
     let t2 = web_time::Instant::now();
-    for (k, j) in jobs.iter().enumerate() {
+    for (k, j) in jobs.iter().enumerate().filter(|(_, j)| j.reduces) {
         let sums = match host_sums.get_mut(k) {
             Some(h) => std::mem::take(h),
             None => decode_rows::<C>(&codec, &words[(layout.at[k] / 4) as usize..], &j.plan)?,
@@ -211,8 +212,9 @@ impl Submission<'_, '_> {
         let mut timed = Vec::with_capacity(self.jobs.len());
         let mut verdicts = Vec::with_capacity(waves.len());
         let mut submitted = None;
+        let mut held = Held::new(self.ctx, self.pipelines.len());
         for wave in waves {
-            match self.staged(wave.clone(), timings) {
+            match self.staged(wave.clone(), timings, &mut held) {
                 Ok((labels, verdict, index)) => {
                     timed.extend(labels);
                     verdicts.push(verdict);
@@ -237,6 +239,7 @@ impl Submission<'_, '_> {
         &self,
         wave: Range<usize>,
         timings: &mut MsmTimings,
+        held: &mut Held<'_>,
     ) -> Result<(Vec<Labels>, Verdict, wgpu::SubmissionIndex), MsmError> {
         let ctx = self.ctx;
         let jobs = &self.jobs[wave.clone()];
@@ -254,8 +257,7 @@ impl Submission<'_, '_> {
         let write = || self.write_staging(wave.clone(), &staging, &scalar_offsets, staging_bytes);
         // the scratch of the plans this wave runs
         let mut scratch: Vec<Option<Scratch>> = (self.pipelines.iter().enumerate())
-            .map(|(i, e)| e.as_ref().filter(|_| jobs.iter().any(|j| j.entry == i)))
-            .map(|e| e.map(|e| ctx.take_scratch(&e.plan)))
+            .map(|(i, e)| e.as_ref().filter(|_| jobs.iter().any(|j| j.entry == i)).map(|e| held.take(i, &e.plan)))
             .collect();
         // Error scopes are per thread: record on this one.
         let scopes = ctx.catch(&[wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]);
@@ -281,9 +283,7 @@ impl Submission<'_, '_> {
             // Nothing is submitted; the staging buffer goes back to the pool.
             staging.remap();
             ctx.put_staging(staging);
-            for s in scratch.into_iter().flatten() {
-                ctx.put_scratch(s);
-            }
+            held.give_all(scratch);
             // popped, their outcome not needed
             drop(scopes);
             return Err(e);
@@ -294,9 +294,7 @@ impl Submission<'_, '_> {
         // The scopes' verdicts arrive while the GPU runs: the caller awaits
         // them after the readback instead of before it.
         let verdict = scopes.pop();
-        for s in scratch.into_iter().flatten() {
-            ctx.put_scratch(s);
-        }
+        held.give_all(scratch);
         // the part of the wall time not spent waiting for the writes
         timings.submit_ms += (t.elapsed().as_secs_f64() * 1e3 - upload_ms).max(0.0);
         Ok((timed, verdict, submitted))
@@ -366,7 +364,7 @@ impl Submission<'_, '_> {
             enc,
             &entry.pipelines,
             &groups,
-            Clears::of(s),
+            (Clears::of(s), j.reduces),
             queries.as_ref().map(|q| &q.0),
         );
         self.copy_results(enc, s, k, queries.as_ref().map(|q| &q.1), labels.len());
@@ -385,11 +383,12 @@ impl Submission<'_, '_> {
         let mut timed = Vec::with_capacity(jobs.len());
         let mut host_sums = Vec::new();
         let mut submitted = None;
+        let mut held = Held::new(ctx, self.pipelines.len());
         for (k, j) in jobs.iter().enumerate() {
-            let mut s = ctx.take_scratch(&j.plan);
+            let mut s = held.take(j.entry, &j.plan);
             let t = web_time::Instant::now();
             if let Err(e) = s.write_job(&ctx.queue, &j.scalars, &j.params()) {
-                ctx.put_scratch(s);
+                held.give(j.entry, s);
                 return Err(e);
             }
             timings.upload_ms += t.elapsed().as_secs_f64() * 1e3;
@@ -406,15 +405,15 @@ impl Submission<'_, '_> {
             let verdict = scopes.pop();
             timings.submit_ms += t.elapsed().as_secs_f64() * 1e3;
             if let Some(e) = verdict.await {
-                ctx.put_scratch(s);
+                held.give(j.entry, s);
                 return Err(MsmError::Device(e.to_string()));
             }
             if host_reduce {
                 let sums = host_window_sums::<C>(ctx, &s).await;
-                ctx.put_scratch(s);
+                held.give(j.entry, s);
                 host_sums.push(sums?);
             } else {
-                ctx.put_scratch(s);
+                held.give(j.entry, s);
             }
             timed.push(labels);
         }
@@ -432,8 +431,10 @@ impl Submission<'_, '_> {
         kernels: usize,
     ) {
         let (results, layout) = self.results;
-        let (from, bytes) = crate::passes::reduce::result_buffer(&s.plan);
-        enc.copy_buffer_to_buffer(s.buf(from), 0, results, layout.at[k], bytes);
+        if self.jobs[k].reduces {
+            let (from, bytes) = crate::passes::reduce::result_buffer(&s.plan);
+            enc.copy_buffer_to_buffer(s.buf(from), 0, results, layout.at[k], bytes);
+        }
         if let (Some(resolve), Some((q, _))) = (timestamps, s.timing.as_ref()) {
             let n = 2 * kernels as u32;
             if n > 0 {
@@ -441,6 +442,57 @@ impl Submission<'_, '_> {
                 let at = layout.timestamps(k, &s.plan);
                 enc.copy_buffer_to_buffer(resolve, 0, results, at, n as u64 * 8);
             }
+        }
+    }
+}
+
+/// The scratch of a batch's chained plans, held from one wave (or job) to
+/// the next: a chain's running bucket sums live in it, so no other call may
+/// take it from the pool before the chain's last job is submitted. Other
+/// plans' scratch goes straight back; everything held goes back on drop.
+struct Held<'c> {
+    ctx: &'c GpuContext,
+    scratch: Vec<Option<Scratch>>,
+}
+
+impl<'c> Held<'c> {
+    fn new(ctx: &'c GpuContext, plans: usize) -> Self {
+        Held {
+            ctx,
+            scratch: (0..plans).map(|_| None).collect(),
+        }
+    }
+
+    /// The scratch of plan number `entry`: held, pooled or new.
+    fn take(&mut self, entry: usize, plan: &Plan) -> Scratch {
+        self.scratch[entry]
+            .take()
+            .unwrap_or_else(|| self.ctx.take_scratch(plan))
+    }
+
+    /// Holds a chained plan's scratch; returns any other to the pool.
+    fn give(&mut self, entry: usize, s: Scratch) {
+        if s.plan.chain {
+            self.scratch[entry] = Some(s);
+        } else {
+            self.ctx.put_scratch(s);
+        }
+    }
+
+    /// [`Held::give`] for each plan's scratch, by plan number.
+    fn give_all(&mut self, scratch: Vec<Option<Scratch>>) {
+        for (entry, s) in scratch.into_iter().enumerate() {
+            if let Some(s) = s {
+                self.give(entry, s);
+            }
+        }
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        for s in self.scratch.drain(..).flatten() {
+            self.ctx.put_scratch(s);
         }
     }
 }

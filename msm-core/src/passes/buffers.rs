@@ -28,6 +28,7 @@ pub enum Buf {
     GroupSums,
     WindowSums,
     OwnerList,
+    ChainSums,
     BaseFlags,
     BaseX,
     BaseY,
@@ -36,7 +37,7 @@ pub enum Buf {
 impl Buf {
     /// The per-plan scratch buffers, in the order the scratch holds them
     /// (their discriminants).
-    pub const SCRATCH: [Buf; 17] = [
+    pub const SCRATCH: [Buf; 18] = [
         Buf::Params,
         Buf::Scalars,
         Buf::Counts,
@@ -54,6 +55,7 @@ impl Buf {
         Buf::GroupSums,
         Buf::WindowSums,
         Buf::OwnerList,
+        Buf::ChainSums,
     ];
 
     /// The variable's name in every WGSL file that binds it.
@@ -76,6 +78,7 @@ impl Buf {
             Buf::GroupSums => "group_sums",
             Buf::WindowSums => "window_sums",
             Buf::OwnerList => "owner_list",
+            Buf::ChainSums => "chain_sums",
             Buf::BaseFlags => "base_flags",
             Buf::BaseX => "base_x",
             Buf::BaseY => "base_y",
@@ -120,6 +123,10 @@ impl Buf {
             Buf::WindowSums => rows * xyzz,
             // walker_combine's owners: a count, then their task indices
             Buf::OwnerList => (tasks + 1) * 4,
+            // a chain's running bucket sums; one unused point elsewhere (a
+            // binding holds at least one element)
+            Buf::ChainSums if plan.chain => tb * xyzz,
+            Buf::ChainSums => xyzz,
             Buf::BaseFlags | Buf::BaseX | Buf::BaseY => return 0,
         };
         bytes.max(16)
@@ -157,7 +164,8 @@ impl From<&Plan> for MsmParams {
             vector_len: p.vector_len(),
             table_stride: 0,
             scatter_span: p.scatter_span,
-            _pad: [0; 3],
+            link: 0,
+            _pad: [0; 2],
         }
     }
 }

@@ -22,6 +22,7 @@ pub const BINDINGS: &[Binding] = &[
     Binding::write(4, Buf::WindowSums),
     Binding::read(5, Buf::SplitSums),
     Binding::write(6, Buf::SegmentSums),
+    Binding::write(7, Buf::ChainSums),
 ];
 
 /// Group sums per window: segments / WG, rounded up.
@@ -41,10 +42,15 @@ pub fn kernels(plan: &Plan) -> Vec<Kernel> {
     let segments = rows * plan.segments as u64;
     let lanes = rows * (groups_per_window(plan) * group_span(plan)) as u64;
     let workgroups = |lanes: u64| lanes.div_ceil(WG as u64) as u32;
-    let mut kernels = vec![
+    let mut kernels = Vec::new();
+    // a chain's jobs add their buckets up; only its last runs the rest
+    if plan.chain {
+        kernels.push(accumulate(plan));
+    }
+    kernels.extend([
         Kernel::new("segments", WG, workgroups(segments)).with("WG", WG),
         Kernel::new("groups", WG, workgroups(lanes)).with("WG", WG),
-    ];
+    ]);
     // with `host_windows` the host folds each row's group sums
     if !plan.host_windows {
         kernels.push(
@@ -54,6 +60,17 @@ pub fn kernels(plan: &Plan) -> Vec<Kernel> {
         );
     }
     kernels
+}
+
+/// The kernel that adds a chained job's bucket sums into the chain's.
+pub fn accumulate(plan: &Plan) -> Kernel {
+    Kernel::new("accumulate", WG, plan.total_buckets().div_ceil(WG as u64) as u32).with("WG", WG)
+}
+
+/// Whether the kernel runs in every job of a chain (the others only in its
+/// last, which reduces).
+pub fn runs_in_every_link(k: &Kernel) -> bool {
+    k.entry == "accumulate"
 }
 
 /// The buffer a job's results come from and its bytes: each row's window

@@ -98,6 +98,10 @@ pub struct Plan {
     /// Buckets each round of scatter fills (`scatter_buckets`): the total
     /// where it scatters in one round.
     pub scatter_span: u32,
+    /// Jobs of this plan form chains (a vector's parts or chunks): each adds
+    /// its bucket sums into the chain's (reduce's `accumulate`) and only
+    /// the last reduces (`chain_jobs`).
+    pub chain: bool,
 }
 
 impl Plan {
@@ -277,6 +281,7 @@ impl MsmConfig {
             table: table.is_some(),
             host_windows: host_folds(per),
             scatter_span: scatter_span(n32, rows as u64 * buckets as u64, self.scatter_buckets),
+            chain: false,
         };
         self.check_plan_fits(&plan, bounds)?;
         Ok(plan)

@@ -31,6 +31,7 @@ modules!(
     bindings,
     bls12_381,
     bls12_381_msm,
+    chain,
     curve,
     field,
     fuzz,

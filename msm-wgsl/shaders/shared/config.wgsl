@@ -38,7 +38,16 @@ struct MsmParams {
     // buckets each round of scatter fills: round r writes only the entries
     // of buckets [r * scatter_span, (r + 1) * scatter_span)
     scatter_span: u32,
+    // LINK_* bits: whether this job is one of a chain of jobs whose bucket
+    // sums add up before one reduce (reduce.wgsl's accumulate)
+    link: u32,
 }
+
+// The job is one of a chain: its reduce reads the chain's running bucket
+// sums (chain_sums) instead of its own records.
+const LINK_CHAINED: u32 = 2u;
+// Earlier jobs of the chain have written chain_sums: add onto them.
+const LINK_PRIOR: u32 = 1u;
 
 // Scalars as little-endian words, any 256-bit value (preprocess reduces them mod r).
 const SCALARS_CANONICAL: u32 = 0u;
