@@ -27,6 +27,7 @@ use crate::error::MsmError;
 use crate::layout::MsmParams;
 use crate::passes::{Pass, Buf};
 use super::plans::CallPlans;
+use super::scratch::Held;
 use crate::plan::Plan;
 use crate::repr::FieldCodec;
 
@@ -442,57 +443,6 @@ impl Submission<'_, '_> {
                 let at = layout.timestamps(k, &s.plan);
                 enc.copy_buffer_to_buffer(resolve, 0, results, at, n as u64 * 8);
             }
-        }
-    }
-}
-
-/// The scratch of a batch's chained plans, held from one wave (or job) to
-/// the next: a chain's running bucket sums live in it, so no other call may
-/// take it from the pool before the chain's last job is submitted. Other
-/// plans' scratch goes straight back; everything held goes back on drop.
-struct Held<'c> {
-    ctx: &'c GpuContext,
-    scratch: Vec<Option<Scratch>>,
-}
-
-impl<'c> Held<'c> {
-    fn new(ctx: &'c GpuContext, plans: usize) -> Self {
-        Held {
-            ctx,
-            scratch: (0..plans).map(|_| None).collect(),
-        }
-    }
-
-    /// The scratch of plan number `entry`: held, pooled or new.
-    fn take(&mut self, entry: usize, plan: &Plan) -> Scratch {
-        self.scratch[entry]
-            .take()
-            .unwrap_or_else(|| self.ctx.take_scratch(plan))
-    }
-
-    /// Holds a chained plan's scratch; returns any other to the pool.
-    fn give(&mut self, entry: usize, s: Scratch) {
-        if s.plan.chain {
-            self.scratch[entry] = Some(s);
-        } else {
-            self.ctx.put_scratch(s);
-        }
-    }
-
-    /// [`Held::give`] for each plan's scratch, by plan number.
-    fn give_all(&mut self, scratch: Vec<Option<Scratch>>) {
-        for (entry, s) in scratch.into_iter().enumerate() {
-            if let Some(s) = s {
-                self.give(entry, s);
-            }
-        }
-    }
-}
-
-impl Drop for Held<'_> {
-    fn drop(&mut self) {
-        for s in self.scratch.drain(..).flatten() {
-            self.ctx.put_scratch(s);
         }
     }
 }

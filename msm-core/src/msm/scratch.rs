@@ -1,9 +1,11 @@
 //! The bind groups of a plan's scratch: the four passes' bindings over the
-//! scratch buffers and one resident base part, kept in the scratch per part.
+//! scratch buffers and one resident base part, kept in the scratch per part;
+//! and the scratch a chain of jobs holds between its waves.
 
 use crate::bases::BasePart;
 use crate::context::{GpuContext, Scratch};
 use crate::passes::{bind_group, Buf, Pass};
+use crate::plan::Plan;
 
 /// Base parts whose bind groups one scratch keeps.
 const CACHED_BINDINGS: usize = 8;
@@ -38,5 +40,56 @@ impl Scratch {
             self.bind_groups.insert(key, groups);
         }
         &self.bind_groups[&key]
+    }
+}
+
+/// The scratch of a batch's chained plans, held from one wave (or job) to
+/// the next: a chain's running bucket sums live in it, so no other call may
+/// take it from the pool before the chain's last job is submitted. Other
+/// plans' scratch goes straight back; everything held goes back on drop.
+pub(crate) struct Held<'c> {
+    ctx: &'c GpuContext,
+    scratch: Vec<Option<Scratch>>,
+}
+
+impl<'c> Held<'c> {
+    pub(crate) fn new(ctx: &'c GpuContext, plans: usize) -> Self {
+        Held {
+            ctx,
+            scratch: (0..plans).map(|_| None).collect(),
+        }
+    }
+
+    /// The scratch of plan number `entry`: held, pooled or new.
+    pub(crate) fn take(&mut self, entry: usize, plan: &Plan) -> Scratch {
+        self.scratch[entry]
+            .take()
+            .unwrap_or_else(|| self.ctx.take_scratch(plan))
+    }
+
+    /// Holds a chained plan's scratch; returns any other to the pool.
+    pub(crate) fn give(&mut self, entry: usize, s: Scratch) {
+        if s.plan.chain {
+            self.scratch[entry] = Some(s);
+        } else {
+            self.ctx.put_scratch(s);
+        }
+    }
+
+    /// [`Held::give`] for each plan's scratch, by plan number.
+    pub(crate) fn give_all(&mut self, scratch: Vec<Option<Scratch>>) {
+        for (entry, s) in scratch.into_iter().enumerate() {
+            if let Some(s) = s {
+                self.give(entry, s);
+            }
+        }
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        for s in self.scratch.drain(..).flatten() {
+            self.ctx.put_scratch(s);
+        }
     }
 }
