@@ -68,7 +68,8 @@ pub(crate) fn memory_of(plans: &mut CallPlans<'_>, parts: &[(usize, usize)], len
             }
         }
     }
-    let scratch_bytes = used.iter().map(|&i| crate::passes::scratch_bytes(&plans.plans()[i])).sum();
+    let chain = plans.config().chain_jobs;
+    let scratch_bytes = used.iter().map(|&i| scratch_bytes(&plans.plans()[i], chain)).sum();
     let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
     let points: u64 = lens.iter().map(|&n| n as u64).sum();
     Ok(MsmMemory {
@@ -105,6 +106,13 @@ pub(crate) fn joint_memory_of(
         result_bytes,
         staging_bytes: (len * vectors) as u64 * 32 + jobs * params,
     })
+}
+
+/// A plan's scratch, with a chain's running sums where the knobs chain jobs
+/// (counted whether or not this plan's jobs turn out to chain).
+fn scratch_bytes(plan: &crate::plan::Plan, chain: bool) -> u64 {
+    let plan = crate::plan::Plan { chain, ..*plan };
+    crate::passes::scratch_bytes(&plan)
 }
 
 fn is_out_of_memory(message: &str) -> bool {
