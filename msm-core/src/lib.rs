@@ -109,8 +109,8 @@ pub use selftest::{SelfTestCase, SelfTestReport};
 #[cfg(feature = "diagnostics")]
 pub use {
     bases::{
-        auto_table_bits, auto_table_width, base_part_points, table_bytes, table_part_points, table_windows, BaseSet,
-        BASE_BYTES, MAX_TABLE_BITS,
+        auto_table_bits, auto_table_bits_for, auto_table_width, base_part_points, table_bytes, table_part_points,
+        table_windows, BaseSet, BASE_BYTES, MAX_TABLE_BITS,
     },
     context::{
         default_field_code, default_inversion, default_layout, is_swiftshader, CompileRecord, CreatedObjects,

@@ -36,8 +36,8 @@ export interface MsmOptions {
   jointPoints?: number;
   /** A batch staged at once is submitted in waves: a wave closes once it holds this many scalars, and the host writes the next wave while the GPU runs it (H200: a 2^24 table's four parts 126.7 -> 114.6 ms). Default: 2097152. */
   wavePoints?: number;
-  /** A vector cut into jobs of one plan (a table's parts at 2^23-2^24, bases in parts, equal chunks) reduces once: each job adds its bucket sums into the chain's running sums (one addition a bucket), and only the last job runs reduce over them, instead of one reduce a job summed on the host. Default: false. */
-  chainJobs?: boolean;
+  /** A vector's runs of at least this many jobs of one plan (a table's parts from 2^23, bases in parts, equal chunks) reduce once: each job adds its bucket sums into the chain's running sums (one addition a bucket) and only the last runs reduce over them, instead of one reduce a job summed on the host. Default: 4. */
+  chainJobs?: number;
   /** reduce's last step (each row's group sums into its window sum) runs on the host for plans with at most this many group sums (rows x groups): a short readback and two additions a group instead of the `windows` kernel (0.25-1 ms of dependent additions; natively the host folds rows in chunks on its thread pool). Default: 0. */
   hostWindowsMax?: number;
   /** scatter fills the slots of at most this many buckets at a time: one round over the scalars per range of buckets, so that the slots being written stay in the GPU's cache until they are whole. Default: 0. */

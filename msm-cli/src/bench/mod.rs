@@ -225,7 +225,8 @@ fn calls_before_the_table<C: GpuCurve>(
         plain_ms: Vec::new(),
         built: None,
     };
-    let builds = msm_core::auto_table_width(config, bases.len(), bases.curve()).is_some();
+    // whether a table is built does not depend on the layout (its width does)
+    let builds = msm_core::auto_table_width(config, bases.len(), bases.curve(), true).is_some();
     if !builds || bases.table_bits().is_some() {
         return Ok(out);
     }

@@ -74,6 +74,7 @@ fn knob_value(name: &str, rng: &mut ChaCha20Rng, n: usize, max_tpb: u32) -> Opti
         "table_after" => pick(rng, &["0", "2", "1"]).into(),
         "host_windows_max" if chance(rng, 2) => "0".into(),
         "host_windows_max" => pick(rng, &["1", "64", "4096", "4294967295"]).into(),
+        "chain_jobs" => pick(rng, &["0", "2", "4"]).into(),
         "scatter_buckets" if chance(rng, 2) => "0".into(),
         "scatter_buckets" => pick(rng, &["1", "1000", "131072"]).into(),
         _ => return None,

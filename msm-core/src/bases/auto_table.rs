@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use super::{auto_table_bits, table_bytes, BaseSet};
+use super::{auto_table_bits_for, table_bytes, BaseSet};
 use crate::config::MsmConfig;
 use crate::context::GpuContext;
 use crate::plan::Plan;
@@ -38,10 +38,11 @@ impl AutoTable {
 }
 
 /// The table width a call of `n` points under `config` would have built
-/// for it: `None` where the knobs build none (`table_after` 0, `bases_table`
-/// off, or a `window_bits` other than the automatic width).
-pub fn auto_table_width(config: &MsmConfig, n: usize, curve: crate::curve::Curve) -> Option<u32> {
-    let c = auto_table_bits(n, curve);
+/// for it in a layout with (`int64`) or without 64-bit integers: `None`
+/// where the knobs build none (`table_after` 0, `bases_table` off, or a
+/// `window_bits` other than the automatic width).
+pub fn auto_table_width(config: &MsmConfig, n: usize, curve: crate::curve::Curve, int64: bool) -> Option<u32> {
+    let c = auto_table_bits_for(n, int64, curve);
     (config.table_after > 0 && config.bases_table && config.window_bits.is_none_or(|w| w == c)).then_some(c)
 }
 
@@ -57,7 +58,7 @@ impl GpuContext {
         if !bases.auto.count(config.table_after) || bases.table.get().is_some() {
             return;
         }
-        let Some(c) = auto_table_width(config, n, bases.curve) else {
+        let Some(c) = auto_table_width(config, n, bases.curve, self.bounds().field_int64) else {
             return;
         };
         // Behind a background warm-up the table's pipelines come from it:
@@ -99,7 +100,7 @@ impl GpuContext {
     /// The plan of `n` points over the table a call under `config` would
     /// build (for the warm-ups: its kernels compiled with the plain plan's).
     pub(crate) fn auto_table_plan(&self, config: &MsmConfig, n: usize) -> Option<Plan> {
-        let c = auto_table_width(config, n, self.curve())?;
+        let c = auto_table_width(config, n, self.curve(), self.bounds().field_int64)?;
         config.plan_with_table(n, 1, Some(c), &self.bounds()).ok()
     }
 }

@@ -13,7 +13,7 @@ pub(crate) use subgroup::has_cofactor;
 #[allow(unused_imports)]
 pub use auto_table::auto_table_width;
 #[allow(unused_imports)]
-pub use table::{auto_table_bits, table_bytes, table_part_points, table_windows, MAX_TABLE_BITS};
+pub use table::{auto_table_bits, auto_table_bits_for, table_bytes, table_part_points, table_windows, MAX_TABLE_BITS};
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -76,6 +76,21 @@ pub fn auto_table_bits(n: usize, curve: Curve) -> u32 {
     c
 }
 
+/// [`auto_table_bits`] for a field layout with (`int64`) or without 64-bit
+/// integers: BN254 G1 at 2^20 in the 64-bit layout takes c = 17 (15
+/// windows over 2^16 buckets) instead of 20, whose reduce over 2^19 buckets
+/// cost more than two windows' additions (H100: GPU 9.21 -> 8.56 ms, warm
+/// 11.26 -> 10.49; c = 19 lost, 10.54). The portable layout's slower walker
+/// keeps 20 there (c = 17 tied in 13x20 on the H200).
+pub fn auto_table_bits_for(n: usize, int64: bool, curve: Curve) -> u32 {
+    let log = usize::BITS - n.max(1).leading_zeros() - 1;
+    if int64 && curve == Curve::Bn254G1 && log == 20 {
+        17
+    } else {
+        auto_table_bits(n, curve)
+    }
+}
+
 impl BaseSet {
     /// The window width of the table built for these bases, if any.
     pub fn table_bits(&self) -> Option<u32> {
@@ -111,7 +126,7 @@ impl GpuContext {
         /// part (clamped to what one binding holds): small parts exercise the
         /// split on small inputs.
         async fn build_table_in_parts(&self, bases: &mut BaseSet, c: Option<u32>, part_points: usize) -> Result<(), MsmError> {
-            let c = c.unwrap_or_else(|| auto_table_bits(bases.n, bases.curve));
+            let c = c.unwrap_or_else(|| auto_table_bits_for(bases.n, self.bounds().field_int64, bases.curve));
             // the old table's memory returns before the new one is made; a
             // refused rebuild keeps it
             let old = bases.table_bits().map_or(0, |old| table_bytes(bases.n, old, bases.curve));
@@ -283,7 +298,11 @@ mod tests {
             (12, 10),
         ] {
             assert_eq!(auto_table_bits(1 << log, Curve::Bn254G1), c, "2^{log}");
+            let int64 = if log == 20 { 17 } else { c };
+            assert_eq!(auto_table_bits_for(1 << log, true, Curve::Bn254G1), int64, "2^{log}");
+            assert_eq!(auto_table_bits_for(1 << log, false, Curve::Bn254G1), c, "2^{log}");
         }
+        assert_eq!(auto_table_bits_for(1 << 20, true, Curve::Bls12_381G1), 20);
         for curve in Curve::ALL {
             for log in 0..=26 {
                 let c = auto_table_bits(1 << log, curve);

@@ -109,14 +109,15 @@ pub(crate) fn joint_group(
 
 /// The batch's jobs: groups of `joint_group` vectors (what
 /// [`joint_group`] gave the call), else each vector cut into chunks that
-/// never straddle two base parts; with `chain`, a vector's consecutive
-/// jobs of one plan form a chain that reduces once (see [`chain_runs`]).
+/// never straddle two base parts; a vector's runs of at least `chain`
+/// consecutive jobs of one plan (and two; 0: none) form a chain that
+/// reduces once (see [`chain_runs`]).
 pub(crate) fn cut_jobs<'a>(
     bases: &'a BaseSet,
     vectors: &[Scalars<'a>],
     plans: &mut CallPlans<'_>,
     joint_group: Option<usize>,
-    chain: bool,
+    chain: u32,
 ) -> Result<Vec<Job<'a>>, MsmError> {
     let mut out = Vec::new();
     let (parts_id, parts) = bases.job_parts(plans.table());
@@ -169,23 +170,23 @@ pub(crate) fn cut_jobs<'a>(
                 offset += len;
             }
         }
-        if chain {
-            chain_runs(&mut out[first_job..], plans);
+        if chain > 0 {
+            chain_runs(&mut out[first_job..], plans, chain.max(2) as usize);
         }
     }
     Ok(out)
 }
 
-/// Links each run of two or more consecutive jobs of one plan (one
+/// Links each run of `min` or more consecutive jobs of one plan (one
 /// vector's) into a chain over that plan's chained twin: every job adds its
 /// bucket sums into the chain's, and only the last reduces, so that the
 /// host sums one result instead of one a job.
-fn chain_runs(jobs: &mut [Job<'_>], plans: &mut CallPlans<'_>) {
+fn chain_runs(jobs: &mut [Job<'_>], plans: &mut CallPlans<'_>, min: usize) {
     let mut start = 0;
     while start < jobs.len() {
         let entry = jobs[start].entry;
         let end = start + jobs[start..].iter().take_while(|j| j.entry == entry).count();
-        if end - start >= 2 {
+        if end - start >= min {
             let chained = plans.index_chained(entry);
             for (k, j) in jobs[start..end].iter_mut().enumerate() {
                 j.entry = chained;

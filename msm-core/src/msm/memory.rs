@@ -68,7 +68,7 @@ pub(crate) fn memory_of(plans: &mut CallPlans<'_>, parts: &[(usize, usize)], len
             }
         }
     }
-    let chain = plans.config().chain_jobs;
+    let chain = plans.config().chain_jobs > 0;
     let scratch_bytes = used.iter().map(|&i| scratch_bytes(&plans.plans()[i], chain)).sum();
     let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
     let points: u64 = lens.iter().map(|&n| n as u64).sum();

@@ -70,7 +70,7 @@ impl GpuContext {
             return jobs;
         }
         // a chain's accumulate, where the knobs chain a vector's jobs
-        if config.chain_jobs && passes.contains(&Pass::Reduce) {
+        if config.chain_jobs > 0 && passes.contains(&Pass::Reduce) {
             let chained = Plan { chain: true, ..*plan };
             jobs.push(job(Pass::Reduce, config, crate::passes::reduce::accumulate(&chained)));
         }

@@ -246,6 +246,14 @@ impl<'a> Run<'a> {
             }
             self.case(name, record, on_words(other)).await;
         }
+        // a chain: four jobs of one plan, reduced once (`chain_jobs`)
+        let chained = MsmConfig {
+            chain_jobs: 2,
+            max_chunk_points: Some(n.div_ceil(4) as u32),
+            ..config.clone()
+        };
+        self.case("four chunks chained into one reduce", record, on_words(chained))
+            .await;
         self.tables(record, &points, &words, want_words).await;
         self.adversarial::<C>(record).await;
         self.bases_from_bytes(record, &points, &scalars, want).await;

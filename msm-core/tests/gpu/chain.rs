@@ -19,7 +19,7 @@ fn fastest_ctx() -> &'static GpuContext {
 
 fn chained(f: impl FnOnce(&mut MsmConfig)) -> MsmConfig {
     let mut c = MsmConfig {
-        chain_jobs: true,
+        chain_jobs: 2,
         ..Default::default()
     };
     f(&mut c);
@@ -27,8 +27,8 @@ fn chained(f: impl FnOnce(&mut MsmConfig)) -> MsmConfig {
 }
 
 /// Every adversarial class over a table in parts of 128 (bases in parts of
-/// 300: two chains of two parts, each followed by a lone part of 44), chained at once and a wave a job,
-/// against the same parts reduced one by one.
+/// 300: two chains of two parts, each followed by a lone part of 44),
+/// chained at once and a wave a job, against the parts reduced one by one.
 #[test]
 fn chained_table_parts_equal_arkworks() {
     common::fast_lavapipe_compile();
@@ -39,7 +39,7 @@ fn chained_table_parts_equal_arkworks() {
         pollster::block_on(ctx.build_table_in_parts(&mut bases, Some(7), 128)).unwrap();
         let want = cpu::msm_reference(&pts, &scalars).into_affine();
         for (what, config, chain) in [
-            ("unchained", MsmConfig::default(), false),
+            ("unchained", MsmConfig { chain_jobs: 0, ..Default::default() }, false),
             ("chained", chained(|_| {}), true),
             ("chained, a wave a job", chained(|c| c.wave_points = 1), true),
         ] {
@@ -56,7 +56,8 @@ fn chained_table_parts_equal_arkworks() {
 
 /// Plain bases cut into chunks: equal chunks chain (a last shorter chunk
 /// runs alone), batches chain each vector in turn on one scratch, one wave
-/// a job or all at once; the host reduce and single jobs never chain.
+/// a job or all at once; the host reduce, single jobs and runs shorter than
+/// the threshold never chain.
 #[test]
 fn chained_chunks_and_batches_equal_arkworks() {
     common::fast_lavapipe_compile();
@@ -94,6 +95,16 @@ fn chained_chunks_and_batches_equal_arkworks() {
                 false,
             ),
             ("one job a vector", &bases, chained(|c| c.joint_points = 0), false),
+            // the built-in threshold: four chunks of 150 at 700, two at 400
+            (
+                "built-in chain_jobs, chunks of 150",
+                &bases,
+                MsmConfig {
+                    max_chunk_points: Some(150),
+                    ..Default::default()
+                },
+                len == n,
+            ),
         ] {
             let run = pollster::block_on(ctx.msm_batch_with(resident, &views, &config)).unwrap();
             assert_eq!(run.plan.unwrap().chain, chain, "{len} points, {what}");
