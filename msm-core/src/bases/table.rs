@@ -77,14 +77,15 @@ pub fn auto_table_bits(n: usize, curve: Curve) -> u32 {
 }
 
 /// [`auto_table_bits`] for a field layout with (`int64`) or without 64-bit
-/// integers: BN254 G1 at 2^20 in the 64-bit layout takes c = 17 (15
+/// integers: BN254 G1 at 2^20-2^21 in the 64-bit layout takes c = 17 (15
 /// windows over 2^16 buckets) instead of 20, whose reduce over 2^19 buckets
-/// cost more than two windows' additions (H100: GPU 9.21 -> 8.56 ms, warm
-/// 11.26 -> 10.49; c = 19 lost, 10.54). The portable layout's slower walker
-/// keeps 20 there (c = 17 tied in 13x20 on the H200).
+/// cost more than two windows' additions (H100, GPU sums: 2^20 9.21 -> 8.56
+/// ms, 2^21 14.78 -> 14.05; c = 16 and 19 lost at 2^20, c = 17 at 2^22,
+/// 25.0 -> 26.0). The portable layout's slower walker keeps 20 there (c = 17
+/// tied in 13x20 on the H200).
 pub fn auto_table_bits_for(n: usize, int64: bool, curve: Curve) -> u32 {
     let log = usize::BITS - n.max(1).leading_zeros() - 1;
-    if int64 && curve == Curve::Bn254G1 && log == 20 {
+    if int64 && curve == Curve::Bn254G1 && (20..=21).contains(&log) {
         17
     } else {
         auto_table_bits(n, curve)
@@ -293,12 +294,13 @@ mod tests {
             (18, 17),
             (19, 17),
             (20, 20),
+            (21, 20),
             (22, 20),
             (24, 20),
             (12, 10),
         ] {
             assert_eq!(auto_table_bits(1 << log, Curve::Bn254G1), c, "2^{log}");
-            let int64 = if log == 20 { 17 } else { c };
+            let int64 = if log == 20 || log == 21 { 17 } else { c };
             assert_eq!(auto_table_bits_for(1 << log, true, Curve::Bn254G1), int64, "2^{log}");
             assert_eq!(auto_table_bits_for(1 << log, false, Curve::Bn254G1), c, "2^{log}");
         }
