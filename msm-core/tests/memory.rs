@@ -102,6 +102,8 @@ fn planned_bytes_are_allocated_bytes(ctx: &GpuContext) {
         (1, ""),
         (700, "window_bits=5,walker_slots=3"),
         (2048, "max_chunk_points=1000"),
+        // four chained chunks (their plan's chained twin) and a lone one
+        (2047, "max_chunk_points=500"),
     ] {
         let config = MsmConfig::default().with_knobs(knobs).unwrap();
         let need = ctx.msm_memory(&bases, n, &config).unwrap();

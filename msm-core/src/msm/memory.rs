@@ -32,44 +32,54 @@ impl MsmMemory {
 }
 
 /// What an MSM of the first `n` points of a base set held in `parts`
-/// (first point, points) allocates on an adapter with `bounds`. Chunks
-/// follow the core: the largest share whose plan fits the bindings (halving
-/// from `max_chunk_points` or n), never across base parts; each distinct
-/// chunk length is a plan with its own scratch.
+/// (first point, points) allocates on an adapter with `bounds` (reducing on
+/// the GPU). Chunks follow the core: the largest share whose plan fits the
+/// bindings (halving from `max_chunk_points` or n), never across base parts;
+/// each distinct chunk length is a plan with its own scratch, and a chained
+/// run of them (`chain_jobs`) its chained twin's.
 pub fn msm_memory_on(
     bounds: &AdapterBounds,
     parts: &[(usize, usize)],
     n: usize,
     config: &MsmConfig,
 ) -> Result<MsmMemory, MsmError> {
-    memory_of(&mut CallPlans::new(config, *bounds), parts, &[n])
+    memory_of(&mut CallPlans::new(config, *bounds), parts, &[n], config.chain_jobs)
 }
 
 /// What a batch of vectors of the lengths `lens`, each run on its own
 /// (cut into chunks as [`msm_memory_on`] says), allocates together: every
 /// vector's chunks, results and scalars, and the scratch of the distinct
 /// plans they share (the call's plans derived here if not yet).
-pub(crate) fn memory_of(plans: &mut CallPlans<'_>, parts: &[(usize, usize)], lens: &[usize]) -> Result<MsmMemory, MsmError> {
+pub(crate) fn memory_of(
+    plans: &mut CallPlans<'_>,
+    parts: &[(usize, usize)],
+    lens: &[usize],
+    chain: u32,
+) -> Result<MsmMemory, MsmError> {
     let mut chunks = 0u64;
     let mut result_bytes = 0;
+    // (plan number, chained)
     let mut used = BTreeSet::new();
     for &n in lens.iter().filter(|&&n| n > 0) {
         let size = plans.chunk(n)?;
+        // the vector's job lengths in order: each part's full chunks, then its rest
+        let mut jobs = Vec::new();
         for &(start, len) in parts {
             let len = len.min(n.saturating_sub(start));
             chunks += len.div_ceil(size) as u64;
-            // the full chunks, then the rest
-            for (l, count) in [(size.min(len), len / size), (len % size, 1)] {
-                if l > 0 && count > 0 {
-                    let i = plans.index(l)?;
-                    used.insert(i);
-                    result_bytes += count as u64 * readback::result_bytes(&plans.plans()[i]);
-                }
+            jobs.extend(std::iter::repeat_n(size, len / size));
+            if len % size > 0 {
+                jobs.push(len % size);
             }
         }
+        // runs of one length chain as `cut_jobs` links them
+        for run in jobs.chunk_by(|a, b| a == b) {
+            let i = plans.index(run[0])?;
+            used.insert((i, chain > 0 && run.len() >= chain.max(2) as usize));
+            result_bytes += run.len() as u64 * readback::result_bytes(&plans.plans()[i]);
+        }
     }
-    let chain = plans.config().chain_jobs > 0;
-    let scratch_bytes = used.iter().map(|&i| scratch_bytes(&plans.plans()[i], chain)).sum();
+    let scratch_bytes = used.iter().map(|&(i, chained)| scratch_bytes(&plans.plans()[i], chained)).sum();
     let params = std::mem::size_of::<crate::layout::MsmParams>() as u64;
     let points: u64 = lens.iter().map(|&n| n as u64).sum();
     Ok(MsmMemory {
@@ -108,8 +118,7 @@ pub(crate) fn joint_memory_of(
     })
 }
 
-/// A plan's scratch, with a chain's running sums where the knobs chain jobs
-/// (counted whether or not this plan's jobs turn out to chain).
+/// A plan's scratch, or its chained twin's (with a chain's running sums).
 fn scratch_bytes(plan: &crate::plan::Plan, chain: bool) -> u64 {
     let plan = crate::plan::Plan { chain, ..*plan };
     crate::passes::scratch_bytes(&plan)
@@ -126,7 +135,7 @@ impl GpuContext {
         fn msm_memory(&self, bases: &BaseSet, n: usize, config: &MsmConfig) -> Result<MsmMemory, MsmError> {
             let mut plans = CallPlans::new(config, self.bounds()).over(bases);
             let parts: Vec<(usize, usize)> = bases.part_ranges(plans.table()).collect();
-            memory_of(&mut plans, &parts, &[n])
+            memory_of(&mut plans, &parts, &[n], self.chain_threshold(config))
         }
     }
 
@@ -149,7 +158,10 @@ impl GpuContext {
         }
         let m = match joint {
             Some(group) => joint_memory_of(plans, n, lens.len(), group)?,
-            None => memory_of(plans, &bases.part_ranges(plans.table()).collect::<Vec<_>>(), lens)?,
+            None => {
+                let chain = self.chain_threshold(plans.config());
+                memory_of(plans, &bases.part_ranges(plans.table()).collect::<Vec<_>>(), lens, chain)?
+            }
         };
         let max_buffer = self.device.limits().max_buffer_size;
         if m.result_bytes > max_buffer {

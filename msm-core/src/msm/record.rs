@@ -178,6 +178,16 @@ impl GpuContext {
         Ok(PassPipelines { passes: out })
     }
 
+    /// The jobs a vector's run must hold to chain (`chain_jobs`): none
+    /// where the host reduces.
+    pub(crate) fn chain_threshold(&self, config: &MsmConfig) -> u32 {
+        if self.reduces_on_host(config) {
+            0
+        } else {
+            config.chain_jobs
+        }
+    }
+
     /// The passes this MSM runs: all four, or three when the host reduces.
     pub(crate) fn passes_for(&self, config: &MsmConfig) -> &'static [Pass] {
         if self.reduces_on_host(config) {

@@ -93,8 +93,7 @@ pub(crate) async fn run_batch<C: GpuCurve>(
     joint_group: Option<usize>,
 ) -> Result<BatchRun<C>, MsmError> {
     let t_prepare = web_time::Instant::now();
-    let gpu_reduce = ctx.passes_for(plans.config()).len() == Pass::ALL.len();
-    let chain = if gpu_reduce { plans.config().chain_jobs } else { 0 };
+    let chain = ctx.chain_threshold(plans.config());
     let jobs = cut_jobs(bases, vectors, &mut plans, joint_group, chain)?;
     let config = plans.config();
     let mut run = BatchRun {
