@@ -132,7 +132,7 @@ crate::knobs::table::knob_table! {
     /// parts from 2^23, bases in parts, equal chunks) reduce once: each job
     /// adds its bucket sums into the chain's running sums (one addition a
     /// bucket) and only the last runs reduce over them, instead of one reduce
-    /// a job summed on the host. Runs of 2 chain at 2 and below; 0 never
+    /// a job summed on the host. 1 and 2 both chain runs of two; 0 never
     /// chains. Needs the GPU's reduce. H100: a 2^24 table's four parts 107.8
     /// -> 105.8 ms; two jobs (2^23's parts, 2^24 in two chunks) lost 0.3 ms.
     chain_jobs: u32 = 4;

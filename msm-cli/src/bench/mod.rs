@@ -225,8 +225,8 @@ fn calls_before_the_table<C: GpuCurve>(
         plain_ms: Vec::new(),
         built: None,
     };
-    // whether a table is built does not depend on the layout (its width does)
-    let builds = msm_core::auto_table_width(config, bases.len(), bases.curve(), true).is_some();
+    let int64 = calls.ctx.field_layout().needs_int64();
+    let builds = msm_core::auto_table_width(config, bases.len(), bases.curve(), int64).is_some();
     if !builds || bases.table_bits().is_some() {
         return Ok(out);
     }

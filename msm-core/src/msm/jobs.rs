@@ -170,23 +170,27 @@ pub(crate) fn cut_jobs<'a>(
                 offset += len;
             }
         }
-        if chain > 0 {
-            chain_runs(&mut out[first_job..], plans, chain.max(2) as usize);
-        }
+        chain_runs(&mut out[first_job..], plans, chain);
     }
     Ok(out)
 }
 
-/// Links each run of `min` or more consecutive jobs of one plan (one
-/// vector's) into a chain over that plan's chained twin: every job adds its
+/// Whether a run of `run` consecutive jobs of one plan chains under the
+/// threshold `chain` (`chain_jobs`: 0 never; a run holds at least two).
+pub(crate) fn chains(run: usize, chain: u32) -> bool {
+    chain > 0 && run >= chain.max(2) as usize
+}
+
+/// Links each run of consecutive jobs of one plan (one vector's) that
+/// [`chains`] into a chain over that plan's chained twin: every job adds its
 /// bucket sums into the chain's, and only the last reduces, so that the
 /// host sums one result instead of one a job.
-fn chain_runs(jobs: &mut [Job<'_>], plans: &mut CallPlans<'_>, min: usize) {
+fn chain_runs(jobs: &mut [Job<'_>], plans: &mut CallPlans<'_>, chain: u32) {
     let mut start = 0;
     while start < jobs.len() {
         let entry = jobs[start].entry;
         let end = start + jobs[start..].iter().take_while(|j| j.entry == entry).count();
-        if end - start >= min {
+        if chains(end - start, chain) {
             let chained = plans.index_chained(entry);
             for (k, j) in jobs[start..end].iter_mut().enumerate() {
                 j.entry = chained;

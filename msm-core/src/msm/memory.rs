@@ -75,7 +75,7 @@ pub(crate) fn memory_of(
         // runs of one length chain as `cut_jobs` links them
         for run in jobs.chunk_by(|a, b| a == b) {
             let i = plans.index(run[0])?;
-            used.insert((i, chain > 0 && run.len() >= chain.max(2) as usize));
+            used.insert((i, super::jobs::chains(run.len(), chain)));
             result_bytes += run.len() as u64 * readback::result_bytes(&plans.plans()[i]);
         }
     }

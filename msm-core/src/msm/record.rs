@@ -69,8 +69,10 @@ impl GpuContext {
         if !others || self.is_software() {
             return jobs;
         }
-        // a chain's accumulate, where the knobs chain a vector's jobs
-        if config.chain_jobs > 0 && passes.contains(&Pass::Reduce) {
+        // a chain's accumulate, where the knobs chain a vector's jobs, natively
+        // (a browser compiles one pipeline at a time: a chain, from 2^23
+        // points over a table, compiles it at its first call instead)
+        if config.chain_jobs > 0 && passes.contains(&Pass::Reduce) && !cfg!(target_arch = "wasm32") {
             let chained = Plan { chain: true, ..*plan };
             jobs.push(job(Pass::Reduce, config, crate::passes::reduce::accumulate(&chained)));
         }
