@@ -59,6 +59,11 @@ pub struct GpuArgs {
     /// `off` (built-in defaults) or a file.
     #[arg(long, default_value = "auto")]
     pub profile: std::path::PathBuf,
+    /// Keep the guard counter wgpu's shader translator adds to every loop
+    /// (off by default: the shaders' loops all end, and the guards cost
+    /// compile time).
+    #[arg(long)]
+    pub loop_guards: bool,
 }
 
 /// Every knob of msm-core's knob table as a flag (`--walker-tpb`, with the
@@ -182,6 +187,7 @@ impl GpuArgs {
                 None => None,
             },
             compile_timeout: None,
+            loop_guards: self.loop_guards,
         })?;
         if ctx.is_software() {
             eprintln!(

@@ -239,6 +239,8 @@ impl ContextOptions {
             // the browser's watchdog: a hung GPU loses the device
             gpu_timeout: None,
             compile_timeout: None,
+            // the browser's WebGPU checks its shaders its own way
+            loop_guards: false,
         })
     }
 }

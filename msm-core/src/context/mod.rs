@@ -164,6 +164,7 @@ impl GpuContext {
         let mut ctx = Self::build(device, queue, info, field, timestamps, &opts.pipeline_cache)?;
         ctx.gpu_timeout = opts.gpu_timeout.unwrap_or(ctx.gpu_timeout);
         ctx.pipelines.timeout = opts.compile_timeout.unwrap_or(pipelines::DEFAULT_COMPILE_TIMEOUT);
+        ctx.pipelines.loop_guards = opts.loop_guards;
         ctx.knobs = opts.knobs.clone();
         ctx.builtin_ranges = ctx.fitting_builtin_ranges();
         ctx.load_profile(&opts.profile);

@@ -50,6 +50,11 @@ pub struct ContextOptions {
     /// call fails with [`crate::MsmError::Timeout`] (natively).
     /// `None`: `DEFAULT_COMPILE_TIMEOUT` (15 minutes).
     pub compile_timeout: Option<std::time::Duration>,
+    /// Keep the guard counter wgpu's shader translator adds to every loop
+    /// (off by default: these shaders' loops all end, and the guards cost
+    /// compile time; see `GpuContext`'s module creation). Natively only:
+    /// a browser's WebGPU applies its own.
+    pub loop_guards: bool,
 }
 
 /// Which limits a context's device asks for.

@@ -57,6 +57,9 @@ pub(crate) struct PipelineCache {
     /// with [`MsmError::Timeout`] (natively).
     pub(crate) timeout: std::time::Duration,
     pub(crate) disk: Option<DiskCache>,
+    /// Whether modules keep the translator's guard counter in every loop
+    /// ([`crate::ContextOptions::loop_guards`]).
+    pub(crate) loop_guards: bool,
 }
 
 fn key(job: &PipelineJob) -> PipelineKey {
@@ -86,6 +89,7 @@ impl PipelineCache {
             background: Default::default(),
             timeout: DEFAULT_COMPILE_TIMEOUT,
             disk,
+            loop_guards: false,
         }
     }
 
@@ -145,10 +149,7 @@ impl GpuContext {
         // pipelines' "invalid module" would be)
         #[cfg(not(target_arch = "wasm32"))]
         let scope = self.catch(&[wgpu::ErrorFilter::Validation]);
-        let m = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(id.label()),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
+        let m = self.shader_module(id.label(), source);
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(MsmError::Validation {
@@ -158,6 +159,28 @@ impl GpuContext {
         }
         cache.modules.lock().unwrap().insert(id, m.clone());
         Ok(m)
+    }
+
+    /// A WGSL module as every pipeline of this context gets it. Without
+    /// [`crate::ContextOptions::loop_guards`], wgpu's translator adds no guard
+    /// counter to the loops (its other checks stay): every loop of these
+    /// shaders ends by construction, its trip count bounded by the plan
+    /// (the tests run them under lavapipe's cap of 65,535 iterations an
+    /// invocation), and the guards doubled lavapipe's pipeline creation
+    /// (docs/benchmarks.md). A browser's WebGPU applies its own checks.
+    pub(crate) fn shader_module(&self, label: &str, source: String) -> wgpu::ShaderModule {
+        let desc = wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        };
+        if self.pipelines.loop_guards {
+            return self.device.create_shader_module(desc);
+        }
+        let mut checks = wgpu::ShaderRuntimeChecks::checked();
+        checks.force_loop_bounding = false;
+        // SAFETY: the one check turned off asks that no loop run forever;
+        // every loop in this crate's shaders is bounded (above).
+        unsafe { self.device.create_shader_module_trusted(desc, checks) }
     }
 
     diagnostics_pub! {

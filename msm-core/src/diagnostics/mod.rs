@@ -148,10 +148,7 @@ impl GpuContext {
             ..self.field_options()
         };
         let source = ShaderLibrary::with_options(opts)?.source(id)?;
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(id.label()),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
+        let module = self.shader_module(id.label(), source);
         Ok(self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(id.label()),
             layout: None,

@@ -57,10 +57,7 @@ mod native {
                     .collect()
             };
             let (a, b) = (limbs(invocations), limbs(invocations));
-            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("limb_products"),
-                source: wgpu::ShaderSource::Wgsl(products_module(style).into()),
-            });
+            let module = self.shader_module("limb_products", products_module(style));
             let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("limb_products"),
                 layout: None,

@@ -396,3 +396,17 @@ fn host_reduce_matches_arkworks() {
         "lavapipe reduces on the GPU by default"
     );
 }
+
+/// Modules made with the translator's loop guards (`loop_guards`, off by
+/// default) run the same MSM exactly: both ways of creating a module work.
+#[test]
+fn loop_guards_on_is_exact() {
+    common::fast_lavapipe_compile();
+    let ctx = GpuContext::new_blocking(&msm_core::ContextOptions {
+        loop_guards: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let (bases, scalars) = (random_bases(71, 300), random_scalars(72, 300));
+    check(&ctx, &bases, &scalars, &ctx.config_for(300), "loop guards on");
+}
